@@ -1,0 +1,179 @@
+import type { Deps } from '../deps.ts';
+import { parse, parseExpiry, positional, UsageError } from './args.ts';
+
+type Out = (line: string) => void;
+
+export const ADMIN_USAGE = `atelier admin <command>
+  bootstrap [--org NAME] [--plan SLUG] [--json]     organization + owner + API key
+  org create --name NAME [--plan SLUG] [--json]
+  org list [--json]
+  org set-plan <orgId> <planSlug> [--json]
+  org set-overrides <orgId> <json> [--json]        e.g. '{"pools":{"image_generations":500}}'
+  user add --org ORG_ID --name NAME [--email E] [--role owner|admin|member|viewer] [--platform-admin] [--json]
+  user list [--org ORG_ID] [--json]
+  user set-role <userId> <role> [--platform-admin|--no-platform-admin] [--json]
+  user remove <userId>
+  key create --user USER_ID [--name NAME] [--expires 30d|ISO] [--json]
+  key list [--org ORG_ID] [--user USER_ID] [--json]
+  key revoke <keyId> [--json]
+  key regenerate <keyId> [--json]`;
+
+/** Runs one `atelier admin …` command against the shared services; prints to `out`. */
+export async function runAdmin(argv: string[], deps: Deps, out: Out): Promise<void> {
+  const [group, action, ...rest] = argv;
+  const { access } = deps;
+  const print = (json: boolean | undefined, value: unknown, human: string) => out(json ? JSON.stringify(value) : human);
+  if (group === 'bootstrap') {
+    const { values } = parse(
+      [action, ...rest].filter((x): x is string => x !== undefined),
+      {
+        org: { type: 'string' },
+        plan: { type: 'string' },
+        json: { type: 'boolean' },
+      },
+    );
+    const r = await access.bootstrap({
+      ...(values.org ? { orgName: values.org } : {}),
+      ...(values.plan ? { planSlug: values.plan } : {}),
+    });
+    const { platformAdmin, ...json } = r;
+    print(
+      values.json,
+      json,
+      [
+        `Organization: ${r.organizationId}`,
+        `User (owner${platformAdmin ? ', platform admin' : ''}): ${r.userId}`,
+        `API key (shown once, store it now): ${r.apiKey}`,
+        '',
+        `Try it: curl -H "Authorization: Bearer ${r.apiKey}" ${deps.config.publicUrl}/v1/brands`,
+      ].join('\n'),
+    );
+    return;
+  }
+  if (group === 'org') {
+    const { values, positionals } = parse(rest, {
+      name: { type: 'string' },
+      plan: { type: 'string' },
+      json: { type: 'boolean' },
+    });
+    if (action === 'create') {
+      if (!values.name) throw new UsageError('org create needs --name');
+      const org = await access.createOrganization({ name: values.name, planSlug: values.plan ?? 'free' });
+      return print(values.json, org, `Organization ${org.id} "${org.name}" on plan ${org.planSlug}`);
+    }
+    if (action === 'list') {
+      const orgs = await access.listOrganizations();
+      return print(
+        values.json,
+        orgs,
+        orgs.map((o) => `${o.id}  ${o.planSlug.padEnd(10)}  ${o.name}`).join('\n') || '(none)',
+      );
+    }
+    if (action === 'set-plan') {
+      const org = await access.setPlan(positional(positionals, 0, 'orgId'), positional(positionals, 1, 'planSlug'));
+      return print(values.json, org, `Organization ${org.id} is now on plan ${org.planSlug}`);
+    }
+    if (action === 'set-overrides') {
+      const raw = positional(positionals, 1, 'json');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw);
+      } catch {
+        throw new UsageError('overrides must be a JSON object');
+      }
+      const org = await access.setOverrides(positional(positionals, 0, 'orgId'), parsed);
+      return print(values.json, org, `Organization ${org.id} overrides: ${JSON.stringify(org.overrides)}`);
+    }
+  }
+  if (group === 'user') {
+    const { values, positionals } = parse(rest, {
+      org: { type: 'string' },
+      name: { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string' },
+      'platform-admin': { type: 'boolean' },
+      json: { type: 'boolean' },
+    });
+    if (action === 'add') {
+      if (!values.org || !values.name) throw new UsageError('user add needs --org and --name');
+      const user = await access.addUser({
+        organizationId: values.org,
+        name: values.name,
+        email: values.email ?? null,
+        role: values.role ?? 'member',
+        platformAdmin: values['platform-admin'] ?? false,
+      });
+      return print(values.json, user, `User ${user.id} "${user.name}" (${user.role}) in ${user.organizationId}`);
+    }
+    if (action === 'list') {
+      const users = await access.listUsers(values.org);
+      return print(
+        values.json,
+        users,
+        users.map((u) => `${u.id}  ${u.role.padEnd(7)}  ${u.organizationId}  ${u.name}`).join('\n') || '(none)',
+      );
+    }
+    if (action === 'set-role') {
+      const user = await access.setRole(
+        positional(positionals, 0, 'userId'),
+        positional(positionals, 1, 'role'),
+        values['platform-admin'],
+      );
+      return print(
+        values.json,
+        user,
+        `User ${user.id} is now ${user.role}${user.platformAdmin ? ' (platform admin)' : ''}`,
+      );
+    }
+    if (action === 'remove') {
+      const id = positional(positionals, 0, 'userId');
+      await access.removeUser(id);
+      return print(values.json, { removed: id }, `User ${id} removed; their keys no longer work`);
+    }
+  }
+  if (group === 'key') {
+    const { values, positionals } = parse(rest, {
+      user: { type: 'string' },
+      org: { type: 'string' },
+      name: { type: 'string' },
+      expires: { type: 'string' },
+      json: { type: 'boolean' },
+    });
+    if (action === 'create') {
+      if (!values.user) throw new UsageError('key create needs --user');
+      const { key, token } = await access.createKey({
+        userId: values.user,
+        name: values.name ?? 'default',
+        expiresAt: values.expires ? parseExpiry(values.expires, deps.clock()) : null,
+      });
+      return print(values.json, { ...key, apiKey: token }, `API key ${key.keyId} (shown once): ${token}`);
+    }
+    if (action === 'list') {
+      const keys = await access.listKeys({
+        ...(values.org ? { orgId: values.org } : {}),
+        ...(values.user ? { userId: values.user } : {}),
+      });
+      return print(
+        values.json,
+        keys,
+        keys
+          .map(
+            (k) =>
+              `${k.keyId}  ${k.env.padEnd(7)}  ${(k.revokedAt ? 'revoked' : k.expiresAt && k.expiresAt <= deps.clock().toISOString() ? 'expired' : 'active').padEnd(7)}  ${k.name}  user=${k.userId}  lastUsed=${k.lastUsedAt ?? 'never'}`,
+          )
+          .join('\n') || '(none)',
+      );
+    }
+    if (action === 'revoke') {
+      const key = await access.revokeKey(positional(positionals, 0, 'keyId'));
+      return print(values.json, key, `API key ${key.keyId} revoked`);
+    }
+    if (action === 'regenerate') {
+      const { key, token } = await access.regenerateKey(positional(positionals, 0, 'keyId'));
+      return print(values.json, { ...key, apiKey: token }, `API key ${key.keyId} regenerated (shown once): ${token}`);
+    }
+  }
+  throw new UsageError(
+    `unknown admin command: ${[group, action].filter(Boolean).join(' ') || '(none)'}\n\n${ADMIN_USAGE}`,
+  );
+}

@@ -1,0 +1,128 @@
+import path from 'node:path';
+
+/**
+ * Every setting Atelier reads, parsed once at start. An invalid value stops the start with a
+ * message that names the setting (ConfigError). Documented in the README's settings table.
+ */
+export type AtelierEnv = 'dev' | 'staging' | 'prod';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  env: AtelierEnv;
+  /** Base URL (scheme, host, optional path) used in Location headers and links; no trailing slash. */
+  publicUrl: string;
+  allowPrivateFetch: boolean;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  plansFile: string;
+  rateLimit: { perSecond: number; burst: number };
+  /** Largest JSON request body accepted, in bytes. */
+  bodyLimit: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly setting: string,
+    message: string,
+  ) {
+    super(`Invalid setting ${setting}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const ENVS = ['dev', 'staging', 'prod'] as const;
+
+function str(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `expected ${min}..${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  const v = raw.toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(name, `expected true/false (or 1/0), got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], def: T): T {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `expected one of ${values.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `not a valid URL: "${redact(raw)}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `expected a ${protocols.join(' or ')} URL, got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+/** Hides a password in a connection URL before it is printed. */
+export function redact(raw: string): string {
+  try {
+    const u = new URL(raw);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return raw.replace(/\/\/[^@/]*@/, '//***@');
+  }
+}
+
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const host = str(env, 'HOST') ?? '0.0.0.0';
+  const dataDir = path.resolve(cwd, str(env, 'ATELIER_DATA_DIR') ?? './data');
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const publicRaw = url(env, 'ATELIER_PUBLIC_URL', ['http:', 'https:']);
+  const publicUrl = (publicRaw ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const plansFile = path.resolve(
+    cwd,
+    str(env, 'ATELIER_PLANS_FILE') ?? path.join(import.meta.dirname, '..', 'config', 'plans.json'),
+  );
+  return {
+    port,
+    host,
+    dataDir,
+    databaseUrl,
+    redisUrl,
+    env: oneOf(env, 'ATELIER_ENV', ENVS, 'dev'),
+    publicUrl,
+    allowPrivateFetch: bool(env, 'ATELIER_ALLOW_PRIVATE_FETCH', false),
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    plansFile,
+    rateLimit: {
+      perSecond: int(env, 'ATELIER_RATE_LIMIT_PER_SECOND', 20, 1, 1_000_000),
+      burst: int(env, 'ATELIER_RATE_LIMIT_BURST', 60, 1, 1_000_000),
+    },
+    bodyLimit: int(env, 'ATELIER_BODY_LIMIT', 1_048_576, 1024, 104_857_600),
+  };
+}

@@ -1,0 +1,69 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Principal } from '../modules/access/access.service.ts';
+import { bearerToken } from '../modules/access/access.keys.ts';
+import { can, type Permission } from '../modules/access/access.roles.ts';
+import type { Feature } from '../modules/usage/plans.ts';
+import type { AppDeps } from '../app.ts';
+import { forbidden, rateLimited, unauthorized } from './errors.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** false for public routes (health, docs, signed links). Default: an API key is required. */
+    auth?: boolean;
+    /** 'console' routes are outside the developer surface: API keys get 403. Default 'developer'. */
+    surface?: 'developer' | 'console';
+    /** The role permission the route needs. Default: 'read' for GET/HEAD, otherwise required explicitly. */
+    permission?: Permission;
+    /** A plan feature the route needs (403 when the organization's plan lacks it). */
+    feature?: Feature;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+/** The authenticated caller; routes behind the auth hook always have one. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw unauthorized();
+  return request.principal;
+}
+
+/**
+ * Authentication and authorization for every route that does not opt out, in this order:
+ * 401 (no valid key) → 429 rate limit (per key) → 403 outside the developer surface →
+ * 403 missing permission → 403 plan feature missing.
+ */
+export function installAuth(
+  app: FastifyInstance,
+  deps: Pick<AppDeps, 'access' | 'plans' | 'rateLimiter' | 'keyUsage'>,
+): void {
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request) => {
+    const cfg = request.routeOptions.config;
+    if (cfg.auth === false || !request.routeOptions.url) return;
+    const token = bearerToken(request.headers.authorization);
+    if (!token) throw unauthorized('Missing API key: send Authorization: Bearer <API_KEY>');
+    const principal = await deps.access.authenticate(token);
+    if (!principal) throw unauthorized('Invalid, unknown, revoked or expired API key');
+    request.principal = principal;
+    deps.keyUsage.touch(principal.apiKeyId);
+    const decision = await deps.rateLimiter.take(principal.apiKeyId);
+    if (!decision.ok) throw rateLimited(decision.retryAfter);
+    if (cfg.surface === 'console') {
+      throw forbidden('This endpoint is not available to API keys');
+    }
+    const method = request.method;
+    const permission = cfg.permission ?? (method === 'GET' || method === 'HEAD' ? 'read' : undefined);
+    if (!permission || !can(principal.role, permission)) {
+      throw forbidden(`Your role (${principal.role}) does not allow this action`, 'FORBIDDEN', {
+        requiredPermission: permission ?? 'unknown',
+      });
+    }
+    if (cfg.feature && !deps.plans.entitlementsFor(principal.org).features[cfg.feature]) {
+      throw forbidden(`Your plan (${principal.org.planSlug}) does not include ${cfg.feature}`, 'FORBIDDEN', {
+        feature: cfg.feature,
+        plan: principal.org.planSlug,
+      });
+    }
+  });
+}

@@ -1,0 +1,85 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from './errors.ts';
+import { describeValidation } from './validation.ts';
+
+const FASTIFY_CODES: Record<string, { status: number; code: string; message?: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    message: 'Request bodies must be JSON (Content-Type: application/json)',
+  },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    status: 400,
+    code: 'INVALID_REQUEST',
+    message: 'Body cannot be empty when Content-Type is application/json',
+  },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'INVALID_REQUEST', message: 'Body is not valid JSON' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'INVALID_REQUEST', message: 'Invalid Content-Length' },
+};
+
+const STATUS_CODES: Record<number, string> = {
+  400: 'INVALID_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  406: 'NOT_ACCEPTABLE',
+  409: 'CONFLICT',
+  411: 'LENGTH_REQUIRED',
+  412: 'PRECONDITION_FAILED',
+  413: 'PAYLOAD_TOO_LARGE',
+  414: 'URI_TOO_LONG',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'VALIDATION_ERROR',
+  429: 'RATE_LIMITED',
+  431: 'HEADERS_TOO_LARGE',
+};
+
+export interface ErrorPayload {
+  requestId: string;
+  error: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+export function sendError(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  status: number,
+  code: string,
+  message: string,
+  details?: Record<string, unknown>,
+): FastifyReply {
+  const body: ErrorPayload = { requestId: request.id, error: { code, message } };
+  if (details !== undefined) body.error.details = details;
+  // Serialized here rather than through the route's schema so an error is never reshaped.
+  return reply.code(status).type('application/json; charset=utf-8').serializer(JSON.stringify).send(body);
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
+    if (err instanceof AppError) {
+      if (err.headers) reply.headers(err.headers);
+      return sendError(reply, request, err.statusCode, err.code, err.message, err.details);
+    }
+    const fe = err as FastifyError;
+    if (fe.validation) {
+      const fields = describeValidation(fe.validation, fe.validationContext);
+      const first = fields[0];
+      const message = first ? `${first.field} ${first.message}` : 'Invalid request';
+      return sendError(reply, request, 400, 'INVALID_REQUEST', message, { fields });
+    }
+    const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;
+    if (mapped) return sendError(reply, request, mapped.status, mapped.code, mapped.message ?? fe.message);
+    if (err instanceof SyntaxError) return sendError(reply, request, 400, 'INVALID_REQUEST', 'Body is not valid JSON');
+    const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
+    if (status >= 400 && status < 500) {
+      return sendError(reply, request, status, STATUS_CODES[status] ?? 'INVALID_REQUEST', fe.message);
+    }
+    request.log.error({ err }, 'unhandled error');
+    return sendError(reply, request, 500, 'INTERNAL_ERROR', 'Internal error');
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, request, 404, 'NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`),
+  );
+}

@@ -1,0 +1,78 @@
+import { Type } from 'typebox';
+
+/**
+ * The one error body: `{ requestId, error: { code, message, details? } }`.
+ * Services throw AppError; the HTTP error handler (http/error-handler.ts) turns every error,
+ * including Fastify's own and unexpected ones, into this shape.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export const badRequest = (message: string, details?: Record<string, unknown>, code = 'INVALID_REQUEST') =>
+  new AppError(400, code, message, details);
+export const unauthorized = (message = 'A valid API key is required') =>
+  new AppError(401, 'UNAUTHORIZED', message, undefined, { 'www-authenticate': 'Bearer' });
+export const forbidden = (message: string, code = 'FORBIDDEN', details?: Record<string, unknown>) =>
+  new AppError(403, code, message, details);
+export const notFound = (message: string, code = 'NOT_FOUND') => new AppError(404, code, message);
+export const conflict = (message: string, code = 'CONFLICT', details?: Record<string, unknown>) =>
+  new AppError(409, code, message, details);
+export const preconditionFailed = (message: string) => new AppError(412, 'PRECONDITION_FAILED', message);
+export const preconditionRequired = (message: string) => new AppError(428, 'PRECONDITION_REQUIRED', message);
+export const unprocessable = (message: string, details?: Record<string, unknown>, code = 'VALIDATION_ERROR') =>
+  new AppError(422, code, message, details);
+export const rateLimited = (retryAfterSeconds: number, message = 'Rate limit exceeded') =>
+  new AppError(429, 'RATE_LIMITED', message, { retryAfterSeconds }, { 'retry-after': String(retryAfterSeconds) });
+export const serviceUnavailable = (message: string) => new AppError(503, 'SERVICE_UNAVAILABLE', message);
+
+/** Validation failure on one named field (`body.name`, `query.limit`, ...). */
+export const fieldError = (field: string, message: string, status: 400 | 422 = 400) =>
+  status === 400
+    ? badRequest(`${field} ${message}`, { fields: [{ field, message }] })
+    : unprocessable(`${field} ${message}`, { fields: [{ field, message }] });
+
+export const ErrorBody = Type.Object(
+  {
+    requestId: Type.String({ format: 'uuid' }),
+    error: Type.Object({
+      code: Type.String({ description: 'Machine-readable error code' }),
+      message: Type.String(),
+      details: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    }),
+  },
+  { title: 'Error' },
+);
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid body or parameters',
+  401: 'Missing, malformed, unknown, revoked or expired API key',
+  402: 'Payment required',
+  403: 'Forbidden: outside the developer surface, plan feature missing, or no permission',
+  404: 'Resource not found',
+  409: 'Conflict with the resource state',
+  412: 'If-Match precondition failed',
+  413: 'Request body too large',
+  415: 'Unsupported content type',
+  422: 'Semantically invalid request',
+  428: 'Precondition (If-Match) required',
+  429: 'Rate limit exceeded; see Retry-After',
+  500: 'Internal error',
+  503: 'Service unavailable',
+};
+
+/** Response schema entries for the given error statuses, for a route's `schema.response`. */
+export function errorResponses(...statuses: number[]): Record<number, unknown> {
+  const out: Record<number, unknown> = {};
+  for (const s of statuses) out[s] = { ...ErrorBody, description: DESCRIPTIONS[s] ?? 'Error' };
+  return out;
+}

@@ -1,0 +1,33 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import type { AppDeps } from '../app.ts';
+import { errorResponses } from './errors.ts';
+import { sendError } from './error-handler.ts';
+
+const Health = Type.Object({ status: Type.String() });
+
+/** Liveness, readiness (checks the database) and Prometheus metrics; no API key. */
+export function opsRoutes(deps: Pick<AppDeps, 'db' | 'metrics'>): FastifyPluginAsync {
+  return async (app) => {
+    const common = { config: { auth: false }, schema: { hide: true } } as const;
+    app.get('/healthz', { ...common, schema: { hide: true, response: { 200: Health } } }, async () => ({
+      status: 'ok',
+    }));
+    app.get(
+      '/readyz',
+      { ...common, schema: { hide: true, response: { 200: Health, ...errorResponses(503) } } },
+      async (req, reply) => {
+        try {
+          await deps.db.ping();
+          return { status: 'ready' };
+        } catch {
+          return sendError(reply, req, 503, 'SERVICE_UNAVAILABLE', 'Database unavailable');
+        }
+      },
+    );
+    app.get('/metrics', common, async (_req, reply) => {
+      reply.type(deps.metrics.registry.contentType);
+      return deps.metrics.registry.metrics();
+    });
+  };
+}

@@ -1,0 +1,62 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
+
+/**
+ * Request validation. Bodies are validated strictly (a string is never coerced to a number, an
+ * unknown member is an error that names it); query strings, params and headers coerce, since
+ * everything in a URL is text.
+ */
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    removeAdditional: false,
+    allErrors: false,
+    strict: false,
+  });
+  addFormats.default(ajv);
+  return ajv;
+}
+
+export function installValidators(app: FastifyInstance): void {
+  const strict = makeAjv(false);
+  const coercing = makeAjv(true);
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? strict : coercing).compile(schema as object),
+  );
+}
+
+const PART_NAMES: Record<string, string> = {
+  body: 'body',
+  querystring: 'query',
+  params: 'path',
+  headers: 'header',
+};
+
+/** Turns Ajv errors into `{ field, message }` pairs with a dotted field path such as `body.files.0.fileName`. */
+export function describeValidation(
+  errors: FastifySchemaValidationError[] | ErrorObject[],
+  context: string | undefined,
+): { field: string; message: string }[] {
+  const part = PART_NAMES[context ?? 'body'] ?? context ?? 'body';
+  return errors.map((e) => {
+    const segs = (e.instancePath ?? '').split('/').filter(Boolean).map(decodePointer);
+    const params = (e.params ?? {}) as Record<string, unknown>;
+    let message = e.message ?? 'is invalid';
+    if (typeof params.missingProperty === 'string') {
+      segs.push(params.missingProperty);
+      message = 'is required';
+    } else if (typeof params.additionalProperty === 'string') {
+      segs.push(params.additionalProperty);
+      message = 'is not a known field';
+    } else if (Array.isArray(params.allowedValues)) {
+      message = `must be one of: ${params.allowedValues.map(String).join(', ')}`;
+    }
+    return { field: [part, ...segs].join('.'), message };
+  });
+}
+
+function decodePointer(s: string): string {
+  return s.replace(/~1/g, '/').replace(/~0/g, '~');
+}

@@ -1,0 +1,61 @@
+import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+
+/**
+ * API key tokens: `atl_<env>_<keyId>.<secret>`.
+ * - `<env>` is the environment the key was minted for (dev, staging, prod).
+ * - `<keyId>` is a public, stored identifier (16 base62 characters).
+ * - `<secret>` is 43 base62 characters (256 bits from the CSPRNG). Only its SHA-256 is stored:
+ *   a secret this long needs no slow KDF, and a fast hash keeps authentication off the hot path.
+ */
+export const KEY_PREFIX = 'atl';
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const TOKEN_RE = /^atl_(dev|staging|prod)_([0-9A-Za-z]{16})\.([0-9A-Za-z]{43})$/;
+
+export function randomBase62(length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += BASE62[randomInt(62)];
+  return out;
+}
+
+export interface ParsedToken {
+  env: string;
+  keyId: string;
+  secret: string;
+}
+
+export function mintKeyId(): string {
+  return randomBase62(16);
+}
+
+export function mintSecret(): string {
+  return randomBase62(43);
+}
+
+export function formatToken(env: string, keyId: string, secret: string): string {
+  return `${KEY_PREFIX}_${env}_${keyId}.${secret}`;
+}
+
+/** Parses a bearer token; null when it is not of the key form at all. */
+export function parseToken(token: string): ParsedToken | null {
+  const m = TOKEN_RE.exec(token);
+  if (!m) return null;
+  return { env: m[1] as string, keyId: m[2] as string, secret: m[3] as string };
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/** Constant-time comparison of a presented secret with a stored hash. */
+export function secretMatches(secret: string, storedHash: string): boolean {
+  const a = Buffer.from(hashSecret(secret), 'hex');
+  const b = Buffer.from(storedHash, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Extracts the token from an `Authorization: Bearer …` header value. */
+export function bearerToken(header: string | undefined): string | null {
+  if (!header) return null;
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  return m ? (m[1] as string) : null;
+}

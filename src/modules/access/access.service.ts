@@ -1,0 +1,293 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../clock.ts';
+import type { AtelierEnv } from '../../config.ts';
+import { fromBool, fromJson, toBool, toJson } from '../../adapters/db/columns.ts';
+import type { OrgOverrides, PlanCatalog } from '../usage/plans.ts';
+import { parseOverrides } from '../usage/plans.ts';
+import { formatToken, hashSecret, mintKeyId, mintSecret, parseToken, secretMatches } from './access.keys.ts';
+import type { AccessRepo, KeyRow, OrgRow, UserRow } from './access.repo.ts';
+import { isRole, type Role, ROLES } from './access.roles.ts';
+
+/** Who is calling: the key, its owner with the owner's live role, and the owner's organization. */
+export interface Principal {
+  apiKeyId: string;
+  keyId: string;
+  userId: string;
+  role: Role;
+  platformAdmin: boolean;
+  org: { id: string; name: string; planSlug: string; overrides: OrgOverrides };
+}
+
+export class AccessError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AccessError';
+  }
+}
+
+export interface Organization {
+  id: string;
+  name: string;
+  planSlug: string;
+  overrides: OrgOverrides;
+  createdAt: string;
+}
+export interface User {
+  id: string;
+  organizationId: string;
+  name: string;
+  email: string | null;
+  role: Role;
+  platformAdmin: boolean;
+  createdAt: string;
+}
+export interface ApiKeyInfo {
+  keyId: string;
+  name: string;
+  organizationId: string;
+  userId: string;
+  env: string;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+const toOrg = (r: OrgRow): Organization => ({
+  id: r.id,
+  name: r.name,
+  planSlug: r.plan_slug,
+  overrides: fromJson<OrgOverrides>(r.overrides, {}),
+  createdAt: r.created_at,
+});
+const toUser = (r: UserRow): User => ({
+  id: r.id,
+  organizationId: r.organization_id,
+  name: r.name,
+  email: r.email,
+  role: r.role as Role,
+  platformAdmin: fromBool(r.platform_admin),
+  createdAt: r.created_at,
+});
+const toKeyInfo = (r: KeyRow): ApiKeyInfo => ({
+  keyId: r.key_id,
+  name: r.name,
+  organizationId: r.organization_id,
+  userId: r.user_id,
+  env: r.env,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  revokedAt: r.revoked_at,
+  lastUsedAt: r.last_used_at,
+});
+
+export interface AccessServiceDeps {
+  repo: AccessRepo;
+  clock: Clock;
+  plans: Pick<PlanCatalog, 'get' | 'slugs'>;
+  env: AtelierEnv;
+}
+
+/** Organizations, users and API keys: the operator's side (CLI) and authentication (HTTP). */
+export function createAccessService({ repo, clock, plans, env }: AccessServiceDeps) {
+  const now = () => clock().toISOString();
+
+  function checkPlan(slug: string) {
+    if (!plans.get(slug)) throw new AccessError(`unknown plan "${slug}"; known plans: ${plans.slugs().join(', ')}`);
+  }
+  function checkRole(role: string): Role {
+    if (!isRole(role)) throw new AccessError(`unknown role "${role}"; roles: ${ROLES.join(', ')}`);
+    return role;
+  }
+  async function mustOrg(id: string) {
+    const org = await repo.getOrg(id);
+    if (!org) throw new AccessError(`no organization ${id}`);
+    return org;
+  }
+  async function mustUser(id: string) {
+    const user = await repo.getUser(id);
+    if (!user) throw new AccessError(`no user ${id}`);
+    return user;
+  }
+  async function mustKey(keyId: string) {
+    const key = await repo.getKeyByKeyId(keyId);
+    if (!key) throw new AccessError(`no API key ${keyId}`);
+    return key;
+  }
+
+  const service = {
+    async createOrganization(input: { name: string; planSlug: string }): Promise<Organization> {
+      const name = input.name.trim();
+      if (name.length < 1 || name.length > 200) throw new AccessError('organization name must be 1..200 characters');
+      checkPlan(input.planSlug);
+      const t = now();
+      const row: OrgRow = {
+        id: randomUUID(),
+        name,
+        plan_slug: input.planSlug,
+        overrides: '{}',
+        created_at: t,
+        updated_at: t,
+      };
+      await repo.insertOrg(row);
+      return toOrg(row);
+    },
+    async listOrganizations(): Promise<Organization[]> {
+      return (await repo.listOrgs()).map(toOrg);
+    },
+    async getOrganization(id: string): Promise<Organization | undefined> {
+      const r = await repo.getOrg(id);
+      return r ? toOrg(r) : undefined;
+    },
+    async setPlan(orgId: string, planSlug: string): Promise<Organization> {
+      checkPlan(planSlug);
+      await mustOrg(orgId);
+      await repo.updateOrg(orgId, { plan_slug: planSlug, updated_at: now() });
+      return toOrg(await mustOrg(orgId));
+    },
+    async setOverrides(orgId: string, overrides: unknown): Promise<Organization> {
+      const parsed = parseOverrides(overrides);
+      await mustOrg(orgId);
+      await repo.updateOrg(orgId, { overrides: toJson(parsed), updated_at: now() });
+      return toOrg(await mustOrg(orgId));
+    },
+    async addUser(input: {
+      organizationId: string;
+      name: string;
+      email?: string | null;
+      role: string;
+      platformAdmin?: boolean;
+    }): Promise<User> {
+      const role = checkRole(input.role);
+      await mustOrg(input.organizationId);
+      const name = input.name.trim();
+      if (name.length < 1 || name.length > 200) throw new AccessError('user name must be 1..200 characters');
+      const t = now();
+      const row: UserRow = {
+        id: randomUUID(),
+        organization_id: input.organizationId,
+        name,
+        email: input.email ?? null,
+        role,
+        platform_admin: toBool(input.platformAdmin ?? false),
+        created_at: t,
+        updated_at: t,
+      };
+      await repo.insertUser(row);
+      return toUser(row);
+    },
+    async listUsers(orgId?: string): Promise<User[]> {
+      return (await repo.listUsers(orgId)).map(toUser);
+    },
+    async setRole(userId: string, role: string, platformAdmin?: boolean): Promise<User> {
+      const r = checkRole(role);
+      await mustUser(userId);
+      await repo.updateUser(userId, {
+        role: r,
+        ...(platformAdmin === undefined ? {} : { platform_admin: toBool(platformAdmin) }),
+        updated_at: now(),
+      });
+      return toUser(await mustUser(userId));
+    },
+    /** Removes a user; their keys stop working on their next use. */
+    async removeUser(userId: string): Promise<void> {
+      await mustUser(userId);
+      await repo.deleteUser(userId);
+    },
+    async createKey(input: {
+      userId: string;
+      name: string;
+      expiresAt?: Date | null;
+    }): Promise<{ key: ApiKeyInfo; token: string }> {
+      const user = await mustUser(input.userId);
+      const name = input.name.trim();
+      if (name.length < 1 || name.length > 100) throw new AccessError('key name must be 1..100 characters');
+      if (input.expiresAt && input.expiresAt.getTime() <= clock().getTime()) {
+        throw new AccessError('key expiry must be in the future');
+      }
+      const keyId = mintKeyId();
+      const secret = mintSecret();
+      const t = now();
+      const row: KeyRow = {
+        id: randomUUID(),
+        key_id: keyId,
+        organization_id: user.organization_id,
+        user_id: user.id,
+        name,
+        env,
+        secret_hash: hashSecret(secret),
+        created_at: t,
+        updated_at: t,
+        expires_at: input.expiresAt ? input.expiresAt.toISOString() : null,
+        revoked_at: null,
+        last_used_at: null,
+      };
+      await repo.insertKey(row);
+      return { key: toKeyInfo(row), token: formatToken(env, keyId, secret) };
+    },
+    async listKeys(filter: { orgId?: string; userId?: string } = {}): Promise<ApiKeyInfo[]> {
+      return (await repo.listKeys(filter)).map(toKeyInfo);
+    },
+    async revokeKey(keyId: string): Promise<ApiKeyInfo> {
+      const key = await mustKey(keyId);
+      if (!key.revoked_at) await repo.updateKey(keyId, { revoked_at: now(), updated_at: now() });
+      return toKeyInfo(await mustKey(keyId));
+    },
+    /** New secret for the same key id and name; the old token stops working at once. */
+    async regenerateKey(keyId: string): Promise<{ key: ApiKeyInfo; token: string }> {
+      const key = await mustKey(keyId);
+      if (key.revoked_at) throw new AccessError(`API key ${keyId} is revoked`);
+      const secret = mintSecret();
+      await repo.updateKey(keyId, { secret_hash: hashSecret(secret), updated_at: now() });
+      return { key: toKeyInfo(await mustKey(keyId)), token: formatToken(key.env, keyId, secret) };
+    },
+    /**
+     * Creates an organization, its owner and a key. The first user of an instance is also its
+     * platform admin (may list all organizations), as in most self-hosted servers.
+     */
+    async bootstrap(input: { orgName?: string; planSlug?: string; userName?: string }) {
+      const firstAdmin = (await repo.countPlatformAdmins()) === 0;
+      const org = await service.createOrganization({
+        name: input.orgName ?? 'Default organization',
+        planSlug: input.planSlug ?? 'enterprise',
+      });
+      const user = await service.addUser({
+        organizationId: org.id,
+        name: input.userName ?? 'Owner',
+        role: 'owner',
+        platformAdmin: firstAdmin,
+      });
+      const { token } = await service.createKey({ userId: user.id, name: 'bootstrap' });
+      return { organizationId: org.id, userId: user.id, apiKey: token, platformAdmin: firstAdmin };
+    },
+    /** Resolves a bearer token to a principal, or null for any reason a key is not valid now. */
+    async authenticate(token: string): Promise<Principal | null> {
+      const parsed = parseToken(token);
+      if (!parsed || parsed.env !== env) return null;
+      const found = await repo.lookupKey(parsed.keyId);
+      if (!found) return null;
+      const { key, user, org } = found;
+      // Hash comparison first and always, so the timing does not depend on the key's state.
+      const matches = secretMatches(parsed.secret, key.secret_hash);
+      if (!matches || key.env !== env || key.revoked_at) return null;
+      if (key.expires_at && key.expires_at <= clock().toISOString()) return null;
+      if (!isRole(user.role)) return null;
+      return {
+        apiKeyId: key.id,
+        keyId: key.key_id,
+        userId: user.id,
+        role: user.role,
+        platformAdmin: fromBool(user.platform_admin),
+        org: {
+          id: org.id,
+          name: org.name,
+          planSlug: org.plan_slug,
+          overrides: fromJson<OrgOverrides>(org.overrides, {}),
+        },
+      };
+    },
+  };
+  return service;
+}
+
+export type AccessService = ReturnType<typeof createAccessService>;

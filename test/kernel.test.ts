@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, dbKinds, type TestApp } from './helpers/app.ts';
+
+describe.each(dbKinds())('HTTP kernel (%s)', (kind) => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    key = (await t.bootstrap()).apiKey;
+  });
+  afterAll(async () => t?.close());
+
+  it('answers unknown routes with the error body and a request id header', async () => {
+    const res = await t.request({ method: 'GET', url: '/v1/nope', key });
+    expect(res.statusCode).toBe(404);
+    const body = res.json();
+    expect(body.error.code).toBe('NOT_FOUND');
+    expect(body.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers['x-request-id']).toBe(body.requestId);
+  });
+
+  it('keeps a client request id that is a UUID, and replaces one that is not', async () => {
+    const id = '0b6f7f0e-3c1f-4d7a-9d55-2f6f3f4e5a6b';
+    const res = await t.request({ method: 'GET', url: '/v1/nope', headers: { 'x-request-id': id } });
+    expect(res.headers['x-request-id']).toBe(id);
+    expect(res.json().requestId).toBe(id);
+    const res2 = await t.request({ method: 'GET', url: '/v1/nope', headers: { 'x-request-id': 'not-a-uuid' } });
+    expect(res2.headers['x-request-id']).not.toBe('not-a-uuid');
+  });
+
+  it('serves health and readiness without a key', async () => {
+    expect((await t.request({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
+    expect((await t.request({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ready' });
+    const metrics = await t.request({ method: 'GET', url: '/metrics' });
+    expect(metrics.statusCode).toBe(200);
+    expect(metrics.body).toContain('atelier_http_requests_total');
+  });
+
+  it('answers console-only routes with 403 to a valid key and 401 without one', async () => {
+    const routes: [string, string][] = [
+      ['DELETE', '/v1/brands/0b6f7f0e-3c1f-4d7a-9d55-2f6f3f4e5a6b'],
+      ['DELETE', '/v1/assets/0b6f7f0e-3c1f-4d7a-9d55-2f6f3f4e5a6b'],
+      ['GET', '/v1/api-keys'],
+      ['POST', '/v1/api-keys'],
+      ['GET', '/v1/trends'],
+      ['POST', '/v1/partner-creatives'],
+    ];
+    for (const [method, url] of routes) {
+      const withKey = await t.request({ method: method as 'GET', url, key });
+      expect(withKey.statusCode, `${method} ${url}`).toBe(403);
+      expect(withKey.json().error.code).toBe('FORBIDDEN');
+      const without = await t.request({ method: method as 'GET', url });
+      expect(without.statusCode, `${method} ${url}`).toBe(401);
+    }
+  });
+});
