@@ -1,7 +1,149 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { AppDeps } from '../../app.ts';
+import { errorResponses } from '../../http/errors.ts';
+import { principalOf } from '../../http/auth.ts';
+import {
+  Brand,
+  BrandList,
+  BrandParams,
+  CreateBrandBody,
+  IfMatchHeaders,
+  ListBrandsQuery,
+  UpdateBrandBody,
+} from './brands.schemas.ts';
+import { createBrandsRepo } from './brands.repo.ts';
+import { createBrandsService } from './brands.service.ts';
+import { ifNoneMatchHit } from './brands.etag.ts';
+import { pageLinks } from './brands.pagination.ts';
 
-/** Brand routes (filled in by the brands module work). */
-export function brandsRoutes(_deps: AppDeps): FastifyPluginAsync {
-  return async () => {};
+/** Brand reads are per-user and change often: caches must revalidate (ETag) every time. */
+const CACHE_CONTROL = 'private, no-cache';
+
+const etagHeader = { ETag: Type.String({ description: 'Strong entity tag of the representation' }) };
+const cacheHeader = { 'Cache-Control': Type.String({ description: CACHE_CONTROL }) };
+
+/** POST/GET/PUT /brands (DELETE is console-only, see access/console.routes.ts). */
+export function brandsRoutes(deps: Pick<AppDeps, 'db' | 'clock' | 'config' | 'assetRefs'>): FastifyPluginAsync {
+  const service = createBrandsService({
+    repo: createBrandsRepo(deps.db),
+    clock: deps.clock,
+    assetRefs: deps.assetRefs,
+  });
+  const brandsUrl = `${deps.config.publicUrl}/v1/brands`;
+
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.post(
+      '/brands',
+      {
+        config: { permission: 'brands:write' },
+        schema: {
+          summary: 'Create a brand',
+          tags: ['brands'],
+          body: CreateBrandBody,
+          response: {
+            201: {
+              ...Brand,
+              description: 'The created brand',
+              headers: { Location: Type.String({ format: 'uri' }), ...etagHeader },
+            },
+            ...errorResponses(400, 401, 403, 413, 415, 422, 429, 500),
+          },
+        },
+      },
+      async (request, reply) => {
+        const { brand, etag } = await service.create(principalOf(request), request.body);
+        reply.code(201).header('location', `${brandsUrl}/${brand.id}`).header('etag', etag);
+        return brand;
+      },
+    );
+
+    app.get(
+      '/brands',
+      {
+        schema: {
+          summary: 'List brands',
+          tags: ['brands'],
+          querystring: ListBrandsQuery,
+          response: {
+            200: { ...BrandList, description: 'One page of brands', headers: cacheHeader },
+            ...errorResponses(400, 401, 403, 429, 500),
+          },
+        },
+      },
+      async (request, reply) => {
+        const q = request.query;
+        const { data, pagination } = await service.list(principalOf(request), q);
+        const links = pageLinks(
+          brandsUrl,
+          {
+            all_organizations: q.all_organizations ? 'true' : undefined,
+            sort: q.sort,
+            industry: q.industry,
+          },
+          pagination,
+        );
+        reply.header('cache-control', CACHE_CONTROL);
+        return { data, pagination, links };
+      },
+    );
+
+    app.get(
+      '/brands/:brandId',
+      {
+        schema: {
+          summary: 'Get a brand',
+          description: 'Send If-None-Match with an earlier ETag to get 304 when the brand is unchanged.',
+          tags: ['brands'],
+          params: BrandParams,
+          response: {
+            200: { ...Brand, description: 'The brand', headers: { ...etagHeader, ...cacheHeader } },
+            304: { type: 'null', description: 'Not modified: the If-None-Match ETag is current' },
+            ...errorResponses(400, 401, 403, 404, 429, 500),
+          },
+        },
+      },
+      async (request, reply) => {
+        const { brand, etag } = await service.get(principalOf(request), request.params.brandId);
+        reply.header('etag', etag).header('cache-control', CACHE_CONTROL);
+        if (ifNoneMatchHit(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
+        return brand;
+      },
+    );
+
+    app.put(
+      '/brands/:brandId',
+      {
+        config: { permission: 'brands:write' },
+        schema: {
+          summary: 'Update a brand',
+          description:
+            'Requires If-Match with the ETag of an earlier get or update (or *). Members left out are unchanged; ' +
+            'null on name, industry or description leaves them unchanged, null mission is "", null values, tone ' +
+            'or voice is [], null logoAssetId removes the logo.',
+          tags: ['brands'],
+          params: BrandParams,
+          headers: IfMatchHeaders,
+          body: UpdateBrandBody,
+          response: {
+            200: { ...Brand, description: 'The updated brand', headers: etagHeader },
+            ...errorResponses(400, 401, 403, 404, 412, 413, 415, 422, 429, 500),
+          },
+        },
+      },
+      async (request, reply) => {
+        const { brand, etag } = await service.update(
+          principalOf(request),
+          request.params.brandId,
+          request.headers['if-match'],
+          request.body,
+        );
+        reply.header('etag', etag);
+        return brand;
+      },
+    );
+  };
 }

@@ -1,0 +1,104 @@
+import { type Expression, sql } from 'kysely';
+import type { Database } from '../../adapters/db/database.ts';
+import { affected } from '../../adapters/db/columns.ts';
+import type { BrandSort } from './brands.schemas.ts';
+import type { BrandsTable } from './brands.tables.ts';
+
+/** A brand row with the (live) name of its organization. */
+export type BrandRecord = Omit<BrandsTable, 'brand_dna_status' | 'version'> & {
+  brand_dna_status: string;
+  version: number;
+  organization_name: string;
+};
+
+export type NewBrandRow = Omit<BrandsTable, 'brand_dna_status' | 'version'>;
+export type BrandPatch = Partial<
+  Pick<
+    BrandsTable,
+    | 'name'
+    | 'name_key'
+    | 'industry'
+    | 'industry_key'
+    | 'description'
+    | 'mission'
+    | 'values'
+    | 'tone'
+    | 'voice'
+    | 'logo_asset_id'
+    | 'logo_asset_type'
+  >
+> & { updated_at: string };
+
+export interface BrandFilter {
+  /** Undefined lists every organization (platform admins). */
+  orgId?: string;
+  industryKey?: string;
+}
+
+const SORT_COLUMN: Record<BrandSort, 'b.name_key' | 'b.created_at'> = {
+  name: 'b.name_key',
+  '-name': 'b.name_key',
+  createdAt: 'b.created_at',
+  '-createdAt': 'b.created_at',
+};
+
+export function createBrandsRepo(db: Database) {
+  const k = db.kysely;
+  // Text orders by code point on both databases (SQLite's BINARY; PostgreSQL's "C" collation).
+  const byCodePoint = (column: string): Expression<string> =>
+    db.dialect === 'postgres' ? sql<string>`${sql.ref(column)} collate "C"` : sql.ref<string>(column);
+
+  const filtered = (f: BrandFilter) => {
+    let q = k.selectFrom('brands as b');
+    if (f.orgId !== undefined) q = q.where('b.organization_id', '=', f.orgId);
+    if (f.industryKey !== undefined) q = q.where('b.industry_key', '=', f.industryKey);
+    return q;
+  };
+  const records = (f: BrandFilter) =>
+    filtered(f)
+      .innerJoin('organizations as o', 'o.id', 'b.organization_id')
+      .selectAll('b')
+      .select('o.name as organization_name');
+
+  return {
+    async insert(row: NewBrandRow): Promise<void> {
+      await k.insertInto('brands').values(row).execute();
+    },
+
+    async find(orgId: string, id: string): Promise<BrandRecord | undefined> {
+      return records({ orgId }).where('b.id', '=', id).executeTakeFirst();
+    },
+
+    async count(f: BrandFilter): Promise<number> {
+      const r = await filtered(f)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      return Number(r.n);
+    },
+
+    /** One page, ordered by the sort key then id (same direction), so equal keys never reorder. */
+    async list(f: BrandFilter, sort: BrandSort, offset: number, limit: number): Promise<BrandRecord[]> {
+      const dir = sort.startsWith('-') ? 'desc' : 'asc';
+      return records(f)
+        .orderBy(byCodePoint(SORT_COLUMN[sort]), dir)
+        .orderBy(byCodePoint('b.id'), dir)
+        .offset(offset)
+        .limit(limit)
+        .execute();
+    },
+
+    /** Compare-and-set on the row version; 0 when the brand changed (or vanished) since `version` was read. */
+    async update(orgId: string, id: string, version: number, patch: BrandPatch): Promise<number> {
+      const result = await k
+        .updateTable('brands')
+        .set((eb) => ({ ...patch, version: eb('version', '+', 1) }))
+        .where('organization_id', '=', orgId)
+        .where('id', '=', id)
+        .where('version', '=', version)
+        .executeTakeFirst();
+      return affected(result);
+    },
+  };
+}
+
+export type BrandsRepo = ReturnType<typeof createBrandsRepo>;
