@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Type, type Static } from 'typebox';
-import { Compile } from 'typebox/compile';
+import { Compile, type Validator } from 'typebox/compile';
+import { forbidden } from '../../http/errors.ts';
 
 /**
  * The plan catalog (config/plans.json or ATELIER_PLANS_FILE) and per-organization overrides.
@@ -56,22 +57,30 @@ const PlanSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-const CatalogSchema = Type.Object({
-  $comment: Type.Optional(Type.String()),
-  plans: Type.Record(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }), PlanSchema),
-});
+const CatalogSchema = Type.Object(
+  {
+    $comment: Type.Optional(Type.String()),
+    // Slugs are checked separately (SLUG_RE) so the error can name the offending slug.
+    plans: Type.Record(Type.String(), PlanSchema),
+  },
+  { additionalProperties: false },
+);
+const SLUG_RE = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 export type Plan = Static<typeof PlanSchema>;
 export type VideoModel8 = Static<typeof VideoModel8Caps>;
 
+// Type.Partial drops `additionalProperties: false`; it is set again so a misspelt key in an
+// override (`{"pools":{"images":5}}`) is an error rather than silently ignored.
+const strict = { additionalProperties: false } as const;
 export const OverridesSchema = Type.Object(
   {
-    features: Type.Optional(Type.Partial(PlanSchema.properties.features)),
-    pools: Type.Optional(Type.Partial(PlanSchema.properties.pools)),
-    videoModel8: Type.Optional(Type.Partial(VideoModel8Caps)),
-    extraction: Type.Optional(Type.Partial(ExtractionCaps)),
+    features: Type.Optional(Type.Partial(PlanSchema.properties.features, strict)),
+    pools: Type.Optional(Type.Partial(PlanSchema.properties.pools, strict)),
+    videoModel8: Type.Optional(Type.Partial(VideoModel8Caps, strict)),
+    extraction: Type.Optional(Type.Partial(ExtractionCaps, strict)),
   },
-  { additionalProperties: false },
+  strict,
 );
 export type OrgOverrides = Static<typeof OverridesSchema>;
 
@@ -93,21 +102,55 @@ export interface PlanCatalog {
 const catalogCheck = Compile(CatalogSchema);
 const overridesCheck = Compile(OverridesSchema);
 
-export function parseOverrides(value: unknown): OrgOverrides {
-  if (!overridesCheck.Check(value)) {
-    const first = [...overridesCheck.Errors(value)][0];
-    throw new Error(`invalid overrides: ${first ? `${first.instancePath} ${first.message}` : 'bad shape'}`);
+/**
+ * The problems a validator found, as short sentences naming the field by its dotted path
+ * (`plans.free.pools.video_seconds must be >= 0 or null`), at most `max` of them.
+ */
+function describeProblems(check: Validator, value: unknown, max = 5): string {
+  const byPath = new Map<string, { keyword: string; message: string; params: unknown }[]>();
+  for (const e of check.Errors(value)) {
+    // `additionalProperties: false` also reports each extra member as "schema is false"; the
+    // additionalProperties entry on the parent says it better.
+    if (e.keyword === 'boolean') continue;
+    const list = byPath.get(e.instancePath) ?? [];
+    list.push(e);
+    byPath.set(e.instancePath, list);
   }
+  const problems: string[] = [];
+  for (const [pointer, errors] of byPath) {
+    const path = pointer === '' ? '(top level)' : pointer.slice(1).split('/').join('.');
+    const extra = errors.find((e) => e.keyword === 'additionalProperties');
+    if (extra) {
+      const names = (extra.params as { additionalProperties?: string[] }).additionalProperties ?? [];
+      problems.push(`${path} has unknown member${names.length === 1 ? '' : 's'} ${names.join(', ')}`);
+    } else if (errors.some((e) => e.keyword === 'anyOf')) {
+      const branches = errors.filter((e) => e.keyword !== 'anyOf').map((e) => e.message.replace(/^must be /, ''));
+      problems.push(`${path} must be ${branches.join(' or ')}`);
+    } else {
+      problems.push(`${path} ${errors.map((e) => e.message).join(', ')}`);
+    }
+  }
+  if (problems.length === 0) return 'does not match the expected shape';
+  const shown = problems.slice(0, max).join('; ');
+  // TypeBox reports at most a few errors (its `maxErrors` setting), so no exact count is given.
+  return problems.length > max ? `${shown}; and more` : shown;
+}
+
+export function parseOverrides(value: unknown): OrgOverrides {
+  if (!overridesCheck.Check(value)) throw new Error(`invalid overrides: ${describeProblems(overridesCheck, value)}`);
   return value;
 }
 
 export function createPlanCatalog(raw: unknown, source = 'plans'): PlanCatalog {
-  if (!catalogCheck.Check(raw)) {
-    const first = [...catalogCheck.Errors(raw)][0];
-    throw new Error(`${source}: ${first ? `${first.instancePath} ${first.message}` : 'invalid plans file'}`);
-  }
+  if (!catalogCheck.Check(raw)) throw new Error(`${source}: ${describeProblems(catalogCheck, raw)}`);
   const plans = raw.plans;
   if (Object.keys(plans).length === 0) throw new Error(`${source}: no plans defined`);
+  const badSlug = Object.keys(plans).find((slug) => !SLUG_RE.test(slug));
+  if (badSlug !== undefined) {
+    throw new Error(
+      `${source}: plan slug "${badSlug}" is invalid: use 1..63 lowercase letters, digits and dashes, starting with a letter or digit`,
+    );
+  }
   return {
     slugs: () => Object.keys(plans),
     get: (slug) => (Object.hasOwn(plans, slug) ? plans[slug] : undefined),
@@ -128,6 +171,16 @@ export function createPlanCatalog(raw: unknown, source = 'plans'): PlanCatalog {
       };
     },
   };
+}
+
+/** 403 FORBIDDEN naming the feature when the entitlements lack it (same body as route gating). */
+export function requireFeature(entitlements: Pick<Entitlements, 'planSlug' | 'features'>, feature: Feature): void {
+  if (!entitlements.features[feature]) {
+    throw forbidden(`Your plan (${entitlements.planSlug}) does not include ${feature}`, 'FORBIDDEN', {
+      feature,
+      plan: entitlements.planSlug,
+    });
+  }
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
