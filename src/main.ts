@@ -1,13 +1,15 @@
 import { ConfigError, loadConfig } from './config.ts';
-import { createDeps } from './deps.ts';
 import { ADMIN_USAGE, runAdmin } from './cli/admin.ts';
 import { UsageError } from './cli/args.ts';
-import { serve } from './cli/serve.ts';
-import { AccessError } from './modules/access/access.service.ts';
+import { AccessError } from './modules/access/access.errors.ts';
+
+// deps.ts and cli/serve.ts load the whole app (engines, SDKs): imported on use, so `--help`,
+// bad usage and invalid settings answer at once.
+const loadDeps = () => import('./deps.ts');
 
 const USAGE = `Usage: atelier <command>
   serve [--no-workers]   run the API (default port 8080)
-  worker                 run job workers only (scaled mode)
+  worker [--queues a,b]  run job workers only, until SIGTERM (scaled mode)
   migrate                apply database migrations and exit
   admin …                manage organizations, users and API keys
 
@@ -15,26 +17,27 @@ ${ADMIN_USAGE}`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (!command || command === 'help' || command === '--help' || command === '-h') {
+  if (!command) throw new UsageError(`missing command\n\n${USAGE}`);
+  if (command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(`${USAGE}\n`);
-    return command ? 0 : 2;
+    return 0;
   }
   const config = loadConfig();
   switch (command) {
     case 'serve':
-      await serve(config, { workers: !rest.includes('--no-workers') });
+      await (await import('./cli/serve.ts')).serve(config, { workers: !rest.includes('--no-workers') });
       return -1; // keep running
     case 'worker':
-      process.stdout.write('No job queues are defined yet; the worker has nothing to run.\n');
-      return 0;
+      await (await import('./cli/worker.ts')).worker(config, rest);
+      return -1; // keep running until SIGTERM
     case 'migrate': {
-      const deps = await createDeps(config);
+      const deps = await (await loadDeps()).createDeps(config);
       await deps.close();
       process.stdout.write('Migrations applied.\n');
       return 0;
     }
     case 'admin': {
-      const deps = await createDeps({ ...config, logLevel: 'silent' });
+      const deps = await (await loadDeps()).createDeps({ ...config, logLevel: 'silent' });
       try {
         await runAdmin(rest, deps, (line) => process.stdout.write(`${line}\n`));
       } finally {

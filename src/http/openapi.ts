@@ -1,11 +1,26 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from '../config.ts';
+import { errorResponses } from './errors.ts';
+
+/**
+ * Statuses the shared hooks can answer on a route whatever its own schema says: 500 (error
+ * handler) everywhere; with a key, 401 and 429 (auth hook), and 403 when the route is console-only,
+ * plan-gated or needs more than the `read` permission every role holds.
+ */
+function kernelStatuses(method: string | string[], cfg: FastifyContextConfig): number[] {
+  if (cfg.auth === false) return [500];
+  const reads = [method].flat().every((m) => m === 'GET' || m === 'HEAD');
+  const mayForbid =
+    cfg.surface === 'console' || cfg.feature !== undefined || !reads || (cfg.permission ?? 'read') !== 'read';
+  return mayForbid ? [401, 403, 429, 500] : [401, 429, 500];
+}
 
 /**
  * The OpenAPI 3.1 document, generated from the route schemas, at /v1/openapi.json, and a docs
- * page at /docs. Routes that need no key (auth: false) are published with `security: []`.
+ * page at /docs. Routes that need no key (auth: false) are published with `security: []`, and
+ * every route lists the error statuses the shared hooks may answer (kernelStatuses).
  */
 export async function installOpenApi(app: FastifyInstance, config: Pick<Config, 'publicUrl'>): Promise<void> {
   await app.register(swagger, {
@@ -27,7 +42,9 @@ export async function installOpenApi(app: FastifyInstance, config: Pick<Config, 
     },
     transform: ({ schema, url, route }) => {
       const s = { ...(schema ?? {}) } as Record<string, unknown>;
-      if (route.config && (route.config as { auth?: boolean }).auth === false) s.security = [];
+      const cfg = (route.config ?? {}) as FastifyContextConfig;
+      if (cfg.auth === false) s.security = [];
+      s.response = { ...errorResponses(...kernelStatuses(route.method, cfg)), ...(s.response ?? {}) };
       return { schema: s as never, url };
     },
   });

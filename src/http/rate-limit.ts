@@ -27,16 +27,17 @@ export function stepBucket(
   s: BucketSettings,
 ): { state: { tokens: number; at: number }; decision: RateDecision } {
   const prev = state ?? { tokens: s.burst, at: nowMs };
-  const elapsed = Math.max(0, nowMs - prev.at) / 1000;
-  const tokens = Math.min(s.burst, prev.tokens + elapsed * s.perSecond);
+  // `at` never moves backwards: a clock stepping back must not refill the same interval twice.
+  const at = Math.max(prev.at, nowMs);
+  const tokens = Math.min(s.burst, prev.tokens + ((at - prev.at) / 1000) * s.perSecond);
   if (tokens >= 1) {
     return {
-      state: { tokens: tokens - 1, at: nowMs },
+      state: { tokens: tokens - 1, at },
       decision: { ok: true, retryAfter: 0, remaining: Math.floor(tokens - 1) },
     };
   }
   const retryAfter = Math.max(1, Math.ceil((1 - tokens) / s.perSecond));
-  return { state: { tokens, at: nowMs }, decision: { ok: false, retryAfter, remaining: 0 } };
+  return { state: { tokens, at }, decision: { ok: false, retryAfter, remaining: 0 } };
 }
 
 export function createMemoryRateLimiter(s: BucketSettings, now: () => number = Date.now): RateLimiter {

@@ -1,4 +1,6 @@
+import { CompiledQuery, type InferResult, type Kysely } from 'kysely';
 import type { Database } from '../../adapters/db/database.ts';
+import type { DB } from '../../adapters/db/schema.ts';
 import { affected } from '../../adapters/db/columns.ts';
 import type { ApiKeysTable, OrganizationsTable, UsersTable } from './access.tables.ts';
 
@@ -13,8 +15,43 @@ export interface KeyLookup {
   org: Pick<OrgRow, 'id' | 'name' | 'plan_slug' | 'overrides'>;
 }
 
+/** The authentication lookup, built once: Kysely need not rebuild and recompile it per request. */
+function lookupQuery(k: Kysely<DB>, keyId: string) {
+  return k
+    .selectFrom('api_keys as k')
+    .innerJoin('users as u', 'u.id', 'k.user_id')
+    .innerJoin('organizations as o', 'o.id', 'k.organization_id')
+    .where('k.key_id', '=', keyId)
+    .whereRef('u.organization_id', '=', 'k.organization_id')
+    .select([
+      'k.id as k_id',
+      'k.key_id as k_key_id',
+      'k.organization_id as k_organization_id',
+      'k.user_id as k_user_id',
+      'k.name as k_name',
+      'k.env as k_env',
+      'k.secret_hash as k_secret_hash',
+      'k.created_at as k_created_at',
+      'k.updated_at as k_updated_at',
+      'k.expires_at as k_expires_at',
+      'k.revoked_at as k_revoked_at',
+      'k.last_used_at as k_last_used_at',
+      'u.id as u_id',
+      'u.role as u_role',
+      'u.platform_admin as u_platform_admin',
+      'u.name as u_name',
+      'o.id as o_id',
+      'o.name as o_name',
+      'o.plan_slug as o_plan_slug',
+      'o.overrides as o_overrides',
+    ]);
+}
+type LookupRow = InferResult<ReturnType<typeof lookupQuery>>[number];
+
 export function createAccessRepo(db: Database) {
   const k = db.kysely;
+  // Compiled with a placeholder value; the key id is its only parameter.
+  const lookupSql = lookupQuery(k, '').compile().sql;
   return {
     async insertOrg(row: OrgRow) {
       await k.insertInto('organizations').values(row).execute();
@@ -81,35 +118,7 @@ export function createAccessRepo(db: Database) {
     },
     /** Key, live owner and organization in one round trip (the authentication hot path). */
     async lookupKey(keyId: string): Promise<KeyLookup | undefined> {
-      const r = await k
-        .selectFrom('api_keys as k')
-        .innerJoin('users as u', 'u.id', 'k.user_id')
-        .innerJoin('organizations as o', 'o.id', 'k.organization_id')
-        .where('k.key_id', '=', keyId)
-        .whereRef('u.organization_id', '=', 'k.organization_id')
-        .select([
-          'k.id as k_id',
-          'k.key_id as k_key_id',
-          'k.organization_id as k_organization_id',
-          'k.user_id as k_user_id',
-          'k.name as k_name',
-          'k.env as k_env',
-          'k.secret_hash as k_secret_hash',
-          'k.created_at as k_created_at',
-          'k.updated_at as k_updated_at',
-          'k.expires_at as k_expires_at',
-          'k.revoked_at as k_revoked_at',
-          'k.last_used_at as k_last_used_at',
-          'u.id as u_id',
-          'u.role as u_role',
-          'u.platform_admin as u_platform_admin',
-          'u.name as u_name',
-          'o.id as o_id',
-          'o.name as o_name',
-          'o.plan_slug as o_plan_slug',
-          'o.overrides as o_overrides',
-        ])
-        .executeTakeFirst();
+      const [r] = (await k.executeQuery(CompiledQuery.raw(lookupSql, [keyId]))).rows as LookupRow[];
       if (!r) return undefined;
       return {
         key: {

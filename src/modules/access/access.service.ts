@@ -7,6 +7,7 @@ import { parseOverrides } from '../usage/plans.ts';
 import { formatToken, hashSecret, mintKeyId, mintSecret, parseToken, secretMatches } from './access.keys.ts';
 import type { AccessRepo, KeyRow, OrgRow, UserRow } from './access.repo.ts';
 import { isRole, type Role, ROLES } from './access.roles.ts';
+import { AccessError } from './access.errors.ts';
 
 /** Who is calling: the key, its owner with the owner's live role, and the owner's organization. */
 export interface Principal {
@@ -18,12 +19,7 @@ export interface Principal {
   org: { id: string; name: string; planSlug: string; overrides: OrgOverrides };
 }
 
-export class AccessError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'AccessError';
-  }
-}
+export { AccessError };
 
 export interface Organization {
   id: string;
@@ -146,7 +142,12 @@ export function createAccessService({ repo, clock, plans, env }: AccessServiceDe
       return toOrg(await mustOrg(orgId));
     },
     async setOverrides(orgId: string, overrides: unknown): Promise<Organization> {
-      const parsed = parseOverrides(overrides);
+      let parsed: OrgOverrides;
+      try {
+        parsed = parseOverrides(overrides);
+      } catch (err) {
+        throw new AccessError((err as Error).message);
+      }
       await mustOrg(orgId);
       await repo.updateOrg(orgId, { overrides: toJson(parsed), updated_at: now() });
       return toOrg(await mustOrg(orgId));

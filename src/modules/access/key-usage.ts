@@ -6,11 +6,11 @@ import type { AccessRepo } from './access.repo.ts';
  * memory and written in one batch every few seconds (and at close).
  */
 export function createKeyUsageTracker(repo: Pick<AccessRepo, 'touchKeys'>, clock: Clock, flushMs = 5000) {
-  let pending = new Map<string, string>();
+  let pending = new Map<string, Date>();
   let flushing: Promise<void> = Promise.resolve();
   const flush = async () => {
     if (pending.size === 0) return flushing;
-    const batch = [...pending].map(([id, at]) => ({ id, at }));
+    const batch = [...pending].map(([id, at]) => ({ id, at: at.toISOString() }));
     pending = new Map();
     flushing = flushing.then(() => repo.touchKeys(batch)).catch(() => {});
     return flushing;
@@ -19,7 +19,7 @@ export function createKeyUsageTracker(repo: Pick<AccessRepo, 'touchKeys'>, clock
   timer.unref();
   return {
     touch(apiKeyId: string) {
-      pending.set(apiKeyId, clock().toISOString());
+      pending.set(apiKeyId, clock());
     },
     flush,
     async close() {

@@ -1,0 +1,104 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, redact } from './config.ts';
+
+const cwd = '/srv/atelier';
+const load = (env: Record<string, string>) => loadConfig(env, cwd);
+
+function settingError(env: Record<string, string>): ConfigError {
+  try {
+    load(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error(`expected ${JSON.stringify(env)} to be refused`);
+}
+
+describe('loadConfig', () => {
+  it('gives a working embedded setup with no settings at all', () => {
+    const c = load({});
+    expect(c).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      dataDir: path.resolve(cwd, 'data'),
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      env: 'dev',
+      publicUrl: 'http://localhost:8080',
+      allowPrivateFetch: false,
+      logLevel: 'info',
+      rateLimit: { perSecond: 20, burst: 60 },
+      bodyLimit: 1_048_576,
+    });
+    expect(path.isAbsolute(c.plansFile)).toBe(true);
+    expect(c.plansFile.endsWith(path.join('config', 'plans.json'))).toBe(true);
+  });
+
+  it('reads every setting, trimming whitespace and treating blank as unset', () => {
+    const c = load({
+      PORT: ' 9000 ',
+      HOST: '127.0.0.1',
+      ATELIER_DATA_DIR: 'var/atelier',
+      DATABASE_URL: 'postgresql://app:pw@db:5432/atelier',
+      REDIS_URL: 'rediss://cache:6380',
+      ATELIER_ENV: 'prod',
+      ATELIER_PUBLIC_URL: 'https://api.example.com/',
+      ATELIER_ALLOW_PRIVATE_FETCH: 'YES',
+      LOG_LEVEL: 'warn',
+      ATELIER_PLANS_FILE: 'plans/custom.json',
+      ATELIER_RATE_LIMIT_PER_SECOND: '5',
+      ATELIER_RATE_LIMIT_BURST: '10',
+      ATELIER_BODY_LIMIT: '2048',
+    });
+    // toMatchObject: other modules add their own settings (and their own tests of them).
+    expect(c).toMatchObject({
+      port: 9000,
+      host: '127.0.0.1',
+      dataDir: path.resolve(cwd, 'var/atelier'),
+      databaseUrl: 'postgresql://app:pw@db:5432/atelier',
+      redisUrl: 'rediss://cache:6380',
+      env: 'prod',
+      publicUrl: 'https://api.example.com',
+      allowPrivateFetch: true,
+      logLevel: 'warn',
+      plansFile: path.resolve(cwd, 'plans/custom.json'),
+      rateLimit: { perSecond: 5, burst: 10 },
+      bodyLimit: 2048,
+    });
+    expect(load({ PORT: '', ATELIER_ENV: '  ' })).toMatchObject({ port: 8080, env: 'dev' });
+    expect(load({ PORT: '9001' }).publicUrl).toBe('http://localhost:9001');
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT', /whole number.*"abc"/],
+    [{ PORT: '8080.5' }, 'PORT', /whole number/],
+    [{ PORT: '-1' }, 'PORT', /whole number/],
+    [{ PORT: '65536' }, 'PORT', /0\.\.65535/],
+    [{ ATELIER_ENV: 'qa' }, 'ATELIER_ENV', /one of dev, staging, prod, got "qa"/],
+    [{ ATELIER_ENV: 'Prod' }, 'ATELIER_ENV', /one of dev, staging, prod/],
+    [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL', /one of fatal/],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL', /postgres: or postgresql: URL, got "mysql:"/],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL', /not a valid URL/],
+    [{ REDIS_URL: 'http://cache' }, 'REDIS_URL', /redis: or rediss:/],
+    [{ ATELIER_PUBLIC_URL: 'ftp://x' }, 'ATELIER_PUBLIC_URL', /http: or https:/],
+    [{ ATELIER_ALLOW_PRIVATE_FETCH: 'maybe' }, 'ATELIER_ALLOW_PRIVATE_FETCH', /true\/false/],
+    [{ ATELIER_RATE_LIMIT_PER_SECOND: '0' }, 'ATELIER_RATE_LIMIT_PER_SECOND', /1\.\.1000000/],
+    [{ ATELIER_RATE_LIMIT_BURST: '1e3' }, 'ATELIER_RATE_LIMIT_BURST', /whole number/],
+    [{ ATELIER_BODY_LIMIT: '10' }, 'ATELIER_BODY_LIMIT', /1024\.\./],
+  ])('refuses %j naming the setting', (env, setting, message) => {
+    const err = settingError(env);
+    expect(err.setting).toBe(setting);
+    expect(err.message).toMatch(new RegExp(`^Invalid setting ${setting}: `));
+    expect(err.message).toMatch(message);
+  });
+
+  it('never prints a password from a connection URL', () => {
+    const err = settingError({ DATABASE_URL: 'mysql://app:s3cret@db/x' });
+    expect(err.message).not.toContain('s3cret');
+    const bad = settingError({ DATABASE_URL: 'postgres://app:s3cret@db:99999/x' });
+    expect(bad.message).not.toContain('s3cret');
+    expect(redact('postgres://app:s3cret@db/x')).toBe('postgres://app:***@db/x');
+    expect(redact('postgres://app:s3cret@db:99999/x')).not.toContain('s3cret');
+  });
+});

@@ -1,0 +1,256 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tmpDir } from './helpers/app.ts';
+
+/**
+ * The CLI end to end: real `atelier` processes (`node --import tsx src/main.ts …`) on a temporary
+ * data directory, next to a real `serve` process on the same directory, checked over real HTTP.
+ */
+const ROOT = path.resolve(import.meta.dirname, '..');
+const SLOW = 180_000; // each process pays tsx start-up; the machine may be busy
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The test's environment without any setting of this machine that would change Atelier. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (!/^(ATELIER_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$|S3_|LOG_LEVEL$|NODE_OPTIONS$|VITEST)/.test(k)) env[k] = v;
+  }
+  return { ...env, ...extra };
+}
+
+function collect(child: ChildProcess): Promise<Result> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+describe('atelier CLI (real processes)', () => {
+  const dataDir = tmpDir('atelier-cli-');
+  const env = (extra: Record<string, string> = {}) => cleanEnv({ ATELIER_DATA_DIR: dataDir, ...extra });
+  const atelier = (args: string[], extra: Record<string, string> = {}) =>
+    collect(spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env: env(extra) }));
+  /** Runs an admin command that must succeed with --json; returns the parsed output. */
+  async function admin<T = Record<string, unknown>>(...args: string[]): Promise<T> {
+    const r = await atelier(['admin', ...args, '--json']);
+    expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    return JSON.parse(r.stdout) as T;
+  }
+
+  let server: ChildProcess;
+  let serverExit: Promise<Result>;
+  let base: string;
+  /** Status of an authenticated request to the running server (403 on a console route = key valid). */
+  const statusWith = async (key: string) =>
+    (await fetch(`${base}/v1/api-keys`, { headers: { authorization: `Bearer ${key}` } })).status;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+      cwd: ROOT,
+      env: env({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' }),
+    });
+    serverExit = collect(server);
+    const deadline = Date.now() + SLOW / 2;
+    let exited = false;
+    void serverExit.then(() => {
+      exited = true;
+    });
+    for (;;) {
+      if (exited) throw new Error(`serve exited early: ${(await serverExit).stderr}`);
+      const ok = await fetch(`${base}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) break;
+      if (Date.now() > deadline) throw new Error('serve did not start in time');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }, SLOW);
+
+  afterAll(async () => {
+    if (server && server.exitCode === null) {
+      server.kill('SIGTERM');
+      const r = await serverExit;
+      expect(r.code, r.stderr).toBe(0);
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }, SLOW);
+
+  it(
+    'admin bootstrap --json prints exactly one JSON object whose key works on the running server',
+    async () => {
+      const r = await atelier(['admin', 'bootstrap', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.endsWith('\n')).toBe(true);
+      expect(r.stdout.trim().split('\n')).toHaveLength(1);
+      const out = JSON.parse(r.stdout);
+      expect(Object.keys(out).sort()).toEqual(['apiKey', 'organizationId', 'userId']);
+      expect(out.apiKey).toMatch(/^atl_dev_[0-9A-Za-z]{16}\.[0-9A-Za-z]{43}$/);
+      expect(await statusWith(out.apiKey)).toBe(403);
+      expect(await statusWith(`${out.apiKey.slice(0, -1)}x`)).toBe(401);
+      const banner = await atelier(['admin', 'bootstrap']);
+      expect(banner.stdout).toMatch(/API key \(shown once, store it now\): atl_dev_/);
+    },
+    SLOW,
+  );
+
+  it(
+    'npm run -s atelier -- admin bootstrap --json prints only the JSON',
+    async () => {
+      const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+      const r = await collect(
+        spawn(npm, ['run', '-s', 'atelier', '--', 'admin', 'bootstrap', '--json'], { cwd: ROOT, env: env() }),
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(Object.keys(JSON.parse(r.stdout)).sort()).toEqual(['apiKey', 'organizationId', 'userId']);
+      expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    },
+    SLOW,
+  );
+
+  it(
+    'manages organizations, users and keys, each change seen by the running server on the next request',
+    async () => {
+      const org = await admin<{ id: string; name: string; planSlug: string }>(
+        'org',
+        'create',
+        '--name',
+        'Acme',
+        '--plan',
+        'pro',
+      );
+      expect(org).toMatchObject({ name: 'Acme', planSlug: 'pro' });
+      expect((await admin('org', 'set-plan', org.id, 'business')).planSlug).toBe('business');
+      const orgs = await admin<{ id: string; planSlug: string }[]>('org', 'list');
+      expect(orgs.find((o) => o.id === org.id)?.planSlug).toBe('business');
+
+      const user = await admin<{ id: string }>('user', 'add', '--org', org.id, '--name', 'Bob', '--role', 'viewer');
+      expect(user).toMatchObject({ organizationId: org.id, name: 'Bob', role: 'viewer', platformAdmin: false });
+      expect(await admin('user', 'set-role', user.id, 'admin')).toMatchObject({ id: user.id, role: 'admin' });
+
+      const created = await admin<{ keyId: string; apiKey: string; name: string }>(
+        'key',
+        'create',
+        '--user',
+        user.id,
+        '--name',
+        'ci',
+        '--expires',
+        '30d',
+      );
+      expect(created).toMatchObject({ name: 'ci', userId: user.id, organizationId: org.id, revokedAt: null });
+      expect(await statusWith(created.apiKey)).toBe(403);
+
+      const regenerated = await admin<{ keyId: string; apiKey: string; name: string }>(
+        'key',
+        'regenerate',
+        created.keyId,
+      );
+      expect(regenerated).toMatchObject({ keyId: created.keyId, name: 'ci' });
+      expect(await statusWith(created.apiKey)).toBe(401);
+      expect(await statusWith(regenerated.apiKey)).toBe(403);
+
+      expect((await admin('key', 'revoke', created.keyId)).revokedAt).toEqual(expect.any(String));
+      expect(await statusWith(regenerated.apiKey)).toBe(401);
+      const list = await atelier(['admin', 'key', 'list', '--org', org.id]);
+      expect(list.code).toBe(0);
+      expect(list.stdout).toMatch(new RegExp(`^${created.keyId} +dev +revoked +ci +user=${user.id}`, 'm'));
+
+      const second = await admin<{ apiKey: string }>('key', 'create', '--user', user.id);
+      expect(await statusWith(second.apiKey)).toBe(403);
+      expect(await admin('user', 'remove', user.id)).toEqual({ removed: user.id });
+      expect(await statusWith(second.apiKey)).toBe(401);
+    },
+    SLOW,
+  );
+
+  it(
+    'exits 1 with a message when an operation is refused',
+    async () => {
+      const results = await Promise.all([
+        atelier(['admin', 'org', 'create', '--name', 'X', '--plan', 'platinum']),
+        atelier(['admin', 'key', 'revoke', 'AAAAAAAAAAAAAAAA']),
+        atelier(['admin', 'org', 'set-overrides', '00000000-0000-0000-0000-000000000000', '{"colour":1}']),
+      ]);
+      const messages = [/unknown plan "platinum"/, /no API key AAAAAAAAAAAAAAAA/, /invalid overrides/];
+      results.forEach((r, i) => {
+        expect(r.code).toBe(1);
+        expect(r.stdout).toBe('');
+        expect(r.stderr).toMatch(messages[i] as RegExp);
+        expect(r.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
+      });
+    },
+    SLOW,
+  );
+
+  it(
+    'exits 2 with a message on bad usage',
+    async () => {
+      const cases: [string[], RegExp][] = [
+        [[], /Usage: atelier <command>/],
+        [['frobnicate'], /unknown command "frobnicate"/],
+        [['admin'], /unknown admin command/],
+        [['admin', 'org', 'create'], /org create needs --name/],
+        [['admin', 'key', 'create', '--user', 'u', '--colour', 'red'], /Unknown option '--colour'/],
+        [['admin', 'key', 'create', '--user', 'u', '--expires', 'soon'], /--expires: expected 30d/],
+      ];
+      const results = await Promise.all(cases.map(([args]) => atelier(args)));
+      results.forEach((r, i) => {
+        const [args, message] = cases[i] as [string[], RegExp];
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.stderr, args.join(' ')).toMatch(message);
+        expect(r.stdout, args.join(' ')).toBe('');
+      });
+    },
+    SLOW,
+  );
+
+  it(
+    'refuses to start on an invalid setting, naming it',
+    async () => {
+      const cases: [string[], Record<string, string>, RegExp][] = [
+        [['serve'], { PORT: 'abc' }, /Invalid setting PORT: expected a whole number, got "abc"/],
+        [['serve'], { ATELIER_ENV: 'qa' }, /Invalid setting ATELIER_ENV: expected one of dev, staging, prod/],
+        [['migrate'], { DATABASE_URL: 'mysql://x' }, /Invalid setting DATABASE_URL: expected a postgres/],
+      ];
+      const results = await Promise.all(cases.map(([args, extra]) => atelier(args, extra)));
+      results.forEach((r, i) => {
+        const [, extra, message] = cases[i] as [string[], Record<string, string>, RegExp];
+        expect(r.code, JSON.stringify(extra)).not.toBe(0);
+        expect(r.stderr, JSON.stringify(extra)).toMatch(message);
+        expect(r.stdout).not.toMatch(/Atelier is running/);
+      });
+    },
+    SLOW,
+  );
+});

@@ -1,0 +1,133 @@
+import diagnostics from 'node:diagnostics_channel';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
+import { Type } from 'typebox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installOpenApi } from '../src/http/openapi.ts';
+import { createTestApp, type TestApp } from './helpers/app.ts';
+
+interface OpenApiDoc {
+  openapi: string;
+  info: { version: string };
+  security: unknown;
+  components: { securitySchemes: Record<string, unknown> };
+  paths: Record<string, Record<string, { security?: unknown; responses: Record<string, unknown> }>>;
+}
+
+/** Every route registered on every Fastify instance created while `create` runs. */
+async function recordRoutes<T>(create: () => Promise<T>): Promise<{ result: T; routes: RouteOptions[] }> {
+  const routes: RouteOptions[] = [];
+  const hook = (message: unknown) => {
+    (message as { fastify: FastifyInstance }).fastify.addHook('onRoute', (r) => void routes.push(r));
+  };
+  diagnostics.subscribe('fastify.initialization', hook);
+  try {
+    return { result: await create(), routes };
+  } finally {
+    diagnostics.unsubscribe('fastify.initialization', hook);
+  }
+}
+
+// As @fastify/swagger writes Fastify paths: `:id` → `{id}`, a trailing `*` → `{*}`.
+const openApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{*}');
+
+async function validate(doc: unknown) {
+  const validator = new Validator();
+  const res = await validator.validate(doc as Record<string, unknown>);
+  expect(res.errors ?? [], JSON.stringify(res.errors, null, 1)?.slice(0, 2000)).toEqual([]);
+  expect(res.valid).toBe(true);
+  expect(validator.version).toBe('3.1');
+}
+
+describe('OpenAPI document of the app', () => {
+  let t: TestApp;
+  let routes: RouteOptions[];
+  let doc: OpenApiDoc;
+  beforeAll(async () => {
+    ({ result: t, routes } = await recordRoutes(() => createTestApp('sqlite')));
+    const res = await t.request({ method: 'GET', url: '/v1/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    doc = res.json();
+  });
+  afterAll(async () => t?.close());
+
+  const published = () =>
+    routes.filter((r) => !(r.schema as { hide?: boolean } | undefined)?.hide && [r.method].flat()[0] !== 'HEAD');
+
+  it('is a valid OpenAPI 3.1 document for API version 1.0.0', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('1.0.0');
+    await validate(doc);
+  });
+
+  it('declares the bearer scheme and requires it by default', () => {
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+  });
+
+  it('publishes every non-hidden route with every response status of its schema', () => {
+    expect(published().length).toBeGreaterThan(0);
+    for (const route of published()) {
+      for (const method of [route.method].flat()) {
+        const where = `${method} ${route.url}`;
+        const op = doc.paths[openApiPath(route.url)]?.[method.toLowerCase()];
+        expect(op, where).toBeDefined();
+        const declared = Object.keys((route.schema?.response as Record<string, unknown> | undefined) ?? {});
+        for (const status of declared) expect(Object.keys(op?.responses ?? {}), where).toContain(String(status));
+        const cfg = route.config as { auth?: boolean } | undefined;
+        if (cfg?.auth === false) {
+          expect(op?.security, where).toEqual([]);
+        } else {
+          // The auth hook may answer these on any route that needs a key.
+          expect(Object.keys(op?.responses ?? {}), where).toEqual(expect.arrayContaining(['401', '429', '500']));
+          expect(op?.security, where).toBeUndefined();
+        }
+      }
+    }
+  });
+
+  it('publishes nothing else: no hidden route, every path under /v1', () => {
+    const expected = new Set(published().map((r) => openApiPath(r.url)));
+    expect(new Set(Object.keys(doc.paths))).toEqual(expected);
+    for (const path of Object.keys(doc.paths)) expect(path.startsWith('/v1/'), path).toBe(true);
+    for (const hidden of ['/healthz', '/readyz', '/metrics', '/v1/openapi.json'])
+      expect(doc.paths[hidden]).toBeUndefined();
+  });
+
+  it('serves the docs page without a key', async () => {
+    let res = await t.request({ method: 'GET', url: '/docs' });
+    if (res.statusCode === 302) res = await t.request({ method: 'GET', url: String(res.headers.location) });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.body).toMatch(/<html/i);
+    const asset = await t.request({ method: 'GET', url: '/docs/static/swagger-ui.css' });
+    expect(asset.statusCode).toBe(200);
+  });
+});
+
+describe('OpenAPI generation rules', () => {
+  it('publishes public routes with security: [] and adds the statuses the shared hooks answer', async () => {
+    const app = Fastify();
+    await installOpenApi(app, { publicUrl: 'http://localhost:8080' });
+    const ok = { 200: Type.Object({ ok: Type.Boolean() }) };
+    const handler = async () => ({ ok: true });
+    app.get('/v1/public', { config: { auth: false }, schema: { response: ok } }, handler);
+    app.get('/v1/read', { schema: { response: ok } }, handler);
+    app.post('/v1/write', { config: { permission: 'brands:write' }, schema: { response: ok } }, handler);
+    app.get('/v1/gated', { config: { feature: 'brand_dna' }, schema: { response: ok } }, handler);
+    app.get('/v1/hidden', { schema: { hide: true } }, handler);
+    await app.ready();
+    const doc = app.swagger() as unknown as OpenApiDoc;
+    await app.close();
+    await validate(doc);
+    const statuses = (path: string, method: string) => Object.keys(doc.paths[path]?.[method]?.responses ?? {}).sort();
+    expect(doc.paths['/v1/public']?.get?.security).toEqual([]);
+    expect(statuses('/v1/public', 'get')).toEqual(['200', '500']);
+    expect(doc.paths['/v1/read']?.get?.security).toBeUndefined();
+    expect(statuses('/v1/read', 'get')).toEqual(['200', '401', '429', '500']);
+    expect(statuses('/v1/write', 'post')).toEqual(['200', '401', '403', '429', '500']);
+    expect(statuses('/v1/gated', 'get')).toEqual(['200', '401', '403', '429', '500']);
+    expect(doc.paths['/v1/hidden']).toBeUndefined();
+  });
+});
