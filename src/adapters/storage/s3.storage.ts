@@ -1,0 +1,199 @@
+import { Readable } from 'node:stream';
+import {
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { Clock } from '../../clock.ts';
+import { type ByteRange, type ObjectStorage, StorageError } from './storage.port.ts';
+import {
+  assertDownloadLinkOptions,
+  assertPutArguments,
+  assertReadRange,
+  assertUploadLinkOptions,
+  assertValidKey,
+  assertValidPrefix,
+  contentDisposition,
+  downloadLinkTimes,
+  exactLength,
+  uploadLinkTimes,
+} from './storage.rules.ts';
+
+export interface S3StorageOptions {
+  /** Unset for AWS itself; the URL of any other S3-compatible store. */
+  endpoint?: string | undefined;
+  bucket: string;
+  region: string;
+  /** Both or neither; neither uses the SDK's default credential chain (env, profile, instance role). */
+  accessKeyId?: string | undefined;
+  secretAccessKey?: string | undefined;
+  forcePathStyle: boolean;
+  clock: Clock;
+}
+
+/**
+ * Any S3-compatible store through presigned links. Upload links sign Content-Length and
+ * Content-Type (X-Amz-SignedHeaders), so a store that verifies SigV4 refuses any other size or type
+ * with 403; the confirm step still checks `head().size`, since not every store verifies (s3rver
+ * does not, see docs/decisions.md).
+ */
+export function createS3Storage(o: S3StorageOptions): ObjectStorage {
+  const client = new S3Client({
+    region: o.region,
+    forcePathStyle: o.forcePathStyle,
+    ...(o.endpoint ? { endpoint: o.endpoint } : {}),
+    ...(o.accessKeyId && o.secretAccessKey
+      ? { credentials: { accessKeyId: o.accessKeyId, secretAccessKey: o.secretAccessKey } }
+      : {}),
+    // The SDK's default CRC32 checksums would land in presigned PUT links (computed over an empty
+    // body) and are not understood by many S3-compatible stores; send them only where required.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  const Bucket = o.bucket;
+
+  /** The object (or a range of it); undefined for a range that starts past its end (S3's 416). */
+  async function getObject(key: string, range?: ByteRange) {
+    try {
+      return await client.send(
+        new GetObjectCommand({ Bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
+      );
+    } catch (err) {
+      if (isStatus(err, 404)) throw new StorageError('NOT_FOUND', `No object ${key}`);
+      if (range && isStatus(err, 416)) return undefined;
+      throw err;
+    }
+  }
+
+  return {
+    kind: 's3',
+
+    async createUploadLink(key, lo) {
+      assertValidKey(key);
+      assertUploadLinkOptions(lo);
+      const { signedAt, expiresAt } = uploadLinkTimes(o.clock(), lo.expiresInSeconds);
+      const cmd = new PutObjectCommand({
+        Bucket,
+        Key: key,
+        ContentLength: lo.contentLength,
+        ContentType: lo.contentType,
+      });
+      const url = await getSignedUrl(client, cmd, {
+        expiresIn: lo.expiresInSeconds,
+        signingDate: signedAt,
+        signableHeaders: new Set(['content-length', 'content-type']),
+      });
+      return { url, method: 'PUT', headers: { 'Content-Type': lo.contentType }, expiresAt };
+    },
+
+    async createDownloadLink(key, lo) {
+      assertValidKey(key);
+      assertDownloadLinkOptions(lo);
+      const { signedAt, expiresAt } = downloadLinkTimes(o.clock(), lo.expiresInSeconds);
+      const wantsDisposition = lo.fileName !== undefined || lo.disposition !== undefined;
+      const cmd = new GetObjectCommand({
+        Bucket,
+        Key: key,
+        ...(lo.contentType !== undefined ? { ResponseContentType: lo.contentType } : {}),
+        ...(wantsDisposition
+          ? { ResponseContentDisposition: contentDisposition(lo.disposition ?? 'inline', lo.fileName) }
+          : {}),
+      });
+      return getSignedUrl(client, cmd, {
+        expiresIn: (expiresAt.getTime() - signedAt.getTime()) / 1000,
+        signingDate: signedAt,
+      });
+    },
+
+    async head(key) {
+      assertValidKey(key);
+      try {
+        const h = await client.send(new HeadObjectCommand({ Bucket, Key: key }));
+        return { size: h.ContentLength ?? 0, ...(h.ContentType ? { contentType: h.ContentType } : {}) };
+      } catch (err) {
+        if (isStatus(err, 404)) return undefined;
+        throw err;
+      }
+    },
+
+    async readRange(key, start, endInclusive) {
+      assertValidKey(key);
+      assertReadRange(start, endInclusive);
+      const res = await getObject(key, { start, end: endInclusive });
+      return res ? Buffer.from((await res.Body?.transformToByteArray()) ?? []) : Buffer.alloc(0);
+    },
+
+    async getStream(key, range) {
+      assertValidKey(key);
+      const res = await getObject(key, range);
+      return res ? (res.Body as Readable) : Readable.from([]);
+    },
+
+    async put(key, body, po) {
+      assertValidKey(key);
+      const ContentLength = assertPutArguments(body, po);
+      const input = { Bucket, Key: key, ContentLength, ContentType: po.contentType };
+      if (Buffer.isBuffer(body)) {
+        await client.send(new PutObjectCommand({ ...input, Body: body }));
+        return;
+      }
+      // A stream goes through the same exact-length check as the local adapter; when it fails the
+      // request is aborted (nothing is stored) and the StorageError is what the caller gets.
+      const counter = exactLength(ContentLength);
+      const abort = new AbortController();
+      let failure: unknown;
+      counter.on('error', (err) => {
+        failure = err;
+        abort.abort(err);
+      });
+      body.once('error', (err) => counter.destroy(err));
+      body.pipe(counter);
+      try {
+        await client.send(new PutObjectCommand({ ...input, Body: counter }), { abortSignal: abort.signal });
+      } catch (err) {
+        throw failure ?? err;
+      }
+    },
+
+    async delete(key) {
+      assertValidKey(key);
+      await client.send(new DeleteObjectCommand({ Bucket, Key: key }));
+    },
+
+    async deletePrefix(prefix) {
+      assertValidPrefix(prefix);
+      let deleted = 0;
+      let token: string | undefined;
+      do {
+        const page = await client.send(
+          new ListObjectsV2Command({ Bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) }),
+        );
+        const keys = (page.Contents ?? []).flatMap((c) => (c.Key ? [{ Key: c.Key }] : []));
+        if (keys.length > 0) {
+          const res = await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: keys, Quiet: true } }));
+          const failed = res.Errors ?? [];
+          if (failed.length > 0) {
+            throw new Error(`S3 refused to delete ${failed.length} objects under ${prefix}: ${failed[0]?.Message}`);
+          }
+          deleted += keys.length;
+        }
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      return deleted;
+    },
+
+    async close() {
+      client.destroy();
+    },
+  };
+}
+
+function isStatus(err: unknown, status: number): boolean {
+  return err instanceof S3ServiceException && err.$metadata.httpStatusCode === status;
+}

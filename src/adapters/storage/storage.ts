@@ -1,0 +1,37 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import { loadOrCreateSigningSecret } from './link-signing.ts';
+import { createLocalStorage } from './local.storage.ts';
+import { createS3Storage } from './s3.storage.ts';
+import type { ObjectStorage } from './storage.port.ts';
+
+/** The configured object storage: S3 when S3_BUCKET is set, otherwise `<dataDir>/blobs`. */
+export function openObjectStorage(
+  config: Pick<Config, 'storage' | 'dataDir' | 'publicUrl'>,
+  clock: Clock,
+): ObjectStorage {
+  const { s3, signingSecret } = config.storage;
+  if (s3) return createS3Storage({ ...s3, clock });
+  return createLocalStorage({
+    root: path.join(config.dataDir, 'blobs'),
+    publicUrl: config.publicUrl,
+    signingSecret: signingSecret ?? loadOrCreateSigningSecret(config.dataDir),
+    clock,
+  });
+}
+
+/**
+ * Copies an object into a new local file (ffprobe and sharp want a path) and returns its size. The
+ * caller owns the file and removes it.
+ */
+export async function downloadToFile(
+  storage: Pick<ObjectStorage, 'getStream'>,
+  key: string,
+  file: string,
+): Promise<number> {
+  await pipeline(await storage.getStream(key), fs.createWriteStream(file, { flags: 'wx', mode: 0o600 }));
+  return (await fs.promises.stat(file)).size;
+}
