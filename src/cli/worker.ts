@@ -1,0 +1,50 @@
+import type { Config } from '../config.ts';
+import { createDeps } from '../deps.ts';
+import { JobDefinitionError } from '../jobs/types.ts';
+import { parse, UsageError } from './args.ts';
+
+/**
+ * `atelier worker`: consumes jobs until SIGTERM/SIGINT, then stops gracefully (running jobs get
+ * the grace period, the rest go back to the queue). Meant for the scaled mode (REDIS_URL, BullMQ);
+ * without REDIS_URL it runs the in-process driver against the same database, which serves a
+ * `serve --no-workers` process sharing that SQLite file or PostgreSQL database.
+ */
+export async function worker(config: Config, argv: string[]): Promise<void> {
+  const { values } = parse(argv, { queues: { type: 'string' } });
+  const queues = values.queues
+    ?.split(',')
+    .map((q) => q.trim())
+    .filter(Boolean);
+  if (!config.redisUrl) {
+    process.stderr.write(
+      'atelier worker is meant for the scaled mode (REDIS_URL set: BullMQ on Redis). REDIS_URL is not set, so it\n' +
+        'runs the in-process job driver against the database instead; in the embedded mode `atelier serve`\n' +
+        'already runs the workers itself (unless --no-workers).\n',
+    );
+  }
+  const deps = await createDeps(config);
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    process.stdout.write(`${signal}: stopping the workers\n`);
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    await deps.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  try {
+    await deps.jobs.startWorkers(queues ? { queues } : {});
+  } catch (err) {
+    await deps.close();
+    // A --queues entry without jobs is a usage error, not a crash.
+    throw err instanceof JobDefinitionError ? new UsageError(err.message) : err;
+  }
+  const driver = deps.jobs.driver === 'bullmq' ? 'BullMQ on Redis' : 'in-process driver on the database';
+  process.stdout.write(
+    `Atelier worker running (${driver}), queues: ${queues?.join(', ') ?? 'all'}, ` +
+      `${config.workerConcurrency} job(s) at once per queue. Stop with SIGTERM.\n`,
+  );
+}

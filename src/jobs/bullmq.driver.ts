@@ -1,0 +1,217 @@
+import { randomUUID } from 'node:crypto';
+import { DelayedError, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import {
+  callOnFailed,
+  checkDelay,
+  checkId,
+  checkSchedule,
+  createJobRegistry,
+  errorOf,
+  noopLogger,
+  type Registered,
+  runAttempt,
+  within,
+} from './registry.ts';
+import {
+  type EnqueueOptions,
+  type JobInfo,
+  JobDefinitionError,
+  JobInterruptedError,
+  type JobRef,
+  type JobStatus,
+  type JobSystem,
+  type JobSystemOptions,
+} from './types.ts';
+
+/**
+ * The scaled-mode driver: BullMQ 5 on Redis, one Queue and (in worker processes) one Worker per
+ * queue name. Dedupe is BullMQ's custom job id, retries are its attempts with exponential backoff,
+ * schedules are job schedulers (one per key, shared through Redis, so one run per period across
+ * processes). Timeouts, payload checks and the failure hook live in the processor wrapper, so the
+ * behaviour matches the in-process driver (one contract suite covers both).
+ */
+export interface BullmqJobSystemOptions extends JobSystemOptions {
+  redisUrl: string;
+  /** Redis key prefix; tests use one per suite so they never share keys. Default `atelier`. */
+  prefix?: string;
+}
+
+/** BullMQ's reason for a job that stalled (its worker died) more often than maxStalledCount. */
+const STALLED_TOO_OFTEN = 'job stalled more than allowable limit';
+
+export function createBullmqJobSystem(o: BullmqJobSystemOptions): JobSystem {
+  const registry = createJobRegistry();
+  const log = o.logger ?? noopLogger;
+  const prefix = o.prefix ?? 'atelier';
+  const leaseMs = o.leaseMs ?? 30_000;
+  const graceMs = o.stopGraceMs ?? 10_000;
+  const retention = o.retention ?? { completedMs: 86_400_000, failedMs: 7 * 86_400_000 };
+  const concurrency = (queue: string) => o.queueConcurrency?.[queue] ?? o.concurrency ?? 2;
+
+  // Producers fail fast when Redis is down (the create call errors instead of hanging); workers wait.
+  const producer = new Redis(o.redisUrl, { maxRetriesPerRequest: 2 });
+  producer.on('error', (err) => log.warn({ err }, 'redis (job producer) error'));
+  let consumer: Redis | undefined;
+  const queues = new Map<string, Queue>();
+  const workers: Worker[] = [];
+  const active = new Map<string, AbortController>();
+  let started = false;
+  let stopped: Promise<void> | undefined;
+
+  function queue(name: string): Queue {
+    let q = queues.get(name);
+    if (!q) {
+      q = new Queue(name, { connection: producer, prefix });
+      q.on('error', (err) => log.warn({ err, queue: name }, 'job queue error'));
+      queues.set(name, q);
+    }
+    return q;
+  }
+
+  const jobOptions = (def: Registered) => ({
+    attempts: def.attempts,
+    backoff: { type: 'exponential', delay: def.backoffMs },
+    removeOnComplete: { age: Math.ceil(retention.completedMs / 1000) },
+    removeOnFail: { age: Math.ceil(retention.failedMs / 1000) },
+  });
+
+  async function processJob(job: Job, token?: string): Promise<void> {
+    const jobId = job.id ?? '';
+    const def = registry.find(job.name);
+    if (!def) {
+      // Another version of the code (a rolling deploy) knows it: leave it for that one, like the
+      // in-process driver, which never claims a name it has no handler for.
+      log.warn({ job: job.name, jobId: job.id }, 'no handler for this job in this process; leaving it for another');
+      await job.moveToDelayed(Date.now() + Math.min(leaseMs, 5000), token);
+      throw new DelayedError();
+    }
+    const attempt = job.attemptsMade + 1;
+    const maxAttempts = job.opts.attempts ?? 1;
+    const jobLog = log.child({ job: job.name, jobId, attempt });
+    let payload: unknown;
+    try {
+      payload = registry.payload(def, job.data);
+    } catch (err) {
+      jobLog.error({ err }, 'job payload no longer validates; failed without retry');
+      throw new UnrecoverableError((err as Error).message);
+    }
+    const stop = new AbortController();
+    active.set(jobId, stop);
+    try {
+      await runAttempt(def, payload, { jobId, attempt, maxAttempts, log: jobLog }, stop.signal);
+    } catch (e) {
+      if (stop.signal.aborted) {
+        // Interrupted by stop(): back to the queue at once, without counting the attempt.
+        await job.moveToDelayed(Date.now(), token);
+        throw new DelayedError();
+      }
+      const err = errorOf(e);
+      if (attempt >= maxAttempts) {
+        jobLog.error({ err }, 'job failed after its last attempt');
+        await callOnFailed(def, payload, err, { jobId, log: jobLog });
+      } else {
+        jobLog.warn({ err }, 'job attempt failed; will retry');
+      }
+      throw err;
+    } finally {
+      active.delete(jobId);
+    }
+  }
+
+  /** A job that failed without reaching the processor's last attempt (it stalled too often). */
+  async function failedOutside(job: Job | undefined, err: Error): Promise<void> {
+    if (!job || err.message !== STALLED_TOO_OFTEN) return;
+    const def = registry.find(job.name);
+    if (!def) return;
+    const jobLog = log.child({ job: job.name, jobId: job.id });
+    jobLog.error({ err }, 'job failed: its workers stopped while running it');
+    await callOnFailed(def, registry.payload(def, job.data), err, { jobId: job.id ?? '', log: jobLog });
+  }
+
+  return {
+    driver: 'bullmq',
+    register(...defs) {
+      if (started) throw new JobDefinitionError('register every job before starting the workers');
+      registry.register(defs);
+    },
+    async enqueue(job: string | JobRef, payload: unknown, opts: EnqueueOptions = {}) {
+      const { def, data } = registry.prepare(job, payload, opts.jobId);
+      const delay = checkDelay(opts.delayMs);
+      const added = await queue(def.queue).add(def.name, data, {
+        ...jobOptions(def),
+        jobId: opts.jobId ?? randomUUID(),
+        ...(delay > 0 ? { delay } : {}),
+      });
+      return added.id ?? '';
+    },
+    async schedule(name, payload, opts) {
+      const def = registry.require(name);
+      checkSchedule(opts.everyMs);
+      const key = opts.key ?? name;
+      checkId('schedule key', key);
+      const data = registry.payload(def, payload);
+      await queue(def.queue).upsertJobScheduler(key, { every: opts.everyMs }, { name, data, opts: jobOptions(def) });
+    },
+    async startWorkers(opts = {}) {
+      if (started || stopped)
+        throw new JobDefinitionError('workers were already started on this job system (or it stopped)');
+      const names = registry.queuesToStart(opts.queues);
+      started = true;
+      consumer = new Redis(o.redisUrl, { maxRetriesPerRequest: null });
+      consumer.on('error', (err) => log.warn({ err }, 'redis (job worker) error'));
+      for (const name of names) {
+        const w = new Worker(name, processJob, {
+          connection: consumer,
+          prefix,
+          concurrency: concurrency(name),
+          lockDuration: leaseMs,
+          stalledInterval: leaseMs,
+          maxStalledCount: 1,
+        });
+        w.on('error', (err) => log.warn({ err, queue: name }, 'job worker error'));
+        w.on('failed', (job, err) => {
+          failedOutside(job, err).catch((e) => log.error({ err: e }, 'failure hook of a stalled job threw'));
+        });
+        workers.push(w);
+      }
+      await Promise.all(workers.map((w) => w.waitUntilReady()));
+      log.info({ queues: names }, 'job workers started');
+    },
+    async get(jobId): Promise<JobInfo | undefined> {
+      for (const name of registry.queues()) {
+        const job = await queue(name).getJob(jobId);
+        if (!job) continue;
+        const state = await job.getState();
+        const status: JobStatus =
+          state === 'active' ? 'running' : state === 'completed' || state === 'failed' ? state : 'queued';
+        return {
+          id: jobId,
+          name: job.name,
+          queue: name,
+          status,
+          ...(job.failedReason ? { lastError: job.failedReason } : {}),
+        };
+      }
+      return undefined;
+    },
+    stop() {
+      stopped ??= shutdown();
+      return stopped;
+    },
+  };
+
+  async function shutdown(): Promise<void> {
+    // close() stops fetching at once and resolves when the running jobs have finished.
+    const closing = Promise.all(workers.map((w) => w.close()));
+    if (!(await within(closing, graceMs))) {
+      // Grace is over: abort the rest; each goes back to the queue (processJob) and settles.
+      log.warn({ jobs: [...active.keys()] }, 'stopped with jobs still running; they go back to the queue');
+      for (const c of active.values()) c.abort(new JobInterruptedError());
+      await within(closing, 5000);
+    }
+    await consumer?.quit().catch(() => consumer?.disconnect());
+    await Promise.all([...queues.values()].map((q) => q.close().catch(() => {})));
+    await producer.quit().catch(() => producer.disconnect());
+  }
+}
