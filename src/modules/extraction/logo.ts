@@ -1,0 +1,94 @@
+import type { DiscoveredCandidate } from './discovery.ts';
+import type { Measurement } from './ranking.ts';
+
+/**
+ * `looksLikeLogo`: an advisory guess whether a candidate is the site's (or brand's) logo, from
+ * where it sits, what it is called, its shape and, once measured, its transparency and palette.
+ * It never decides anything on its own: the commit call's `isLogo` does.
+ */
+
+export type LogoSignal =
+  | 'named-logo'
+  | 'logo-container'
+  | 'declared-logo'
+  | 'home-link'
+  | 'in-header'
+  | 'in-nav'
+  | 'inline-svg-in-header'
+  | 'wide-mark'
+  | 'small-square'
+  | 'vector'
+  | 'transparent'
+  | 'few-colours'
+  | 'named-icon'
+  | 'main-product'
+  | 'third-party-mark'
+  | 'photo-sized';
+
+const WEIGHTS: Record<LogoSignal, number> = {
+  'named-logo': 0.45,
+  'logo-container': 0.25,
+  'declared-logo': 0.2,
+  'home-link': 0.3,
+  'in-header': 0.15,
+  'in-nav': 0.05,
+  'inline-svg-in-header': 0.1,
+  'wide-mark': 0.15,
+  'small-square': 0.05,
+  vector: 0.1,
+  transparent: 0.1,
+  'few-colours': 0.1,
+  'named-icon': -0.3,
+  'main-product': -0.5,
+  'third-party-mark': -0.3,
+  'photo-sized': -0.3,
+};
+
+/** Score at or above which a candidate is reported as `looksLikeLogo`. */
+export const LOGO_THRESHOLD = 0.5;
+
+export interface LogoGuess {
+  /** 0..1 */
+  score: number;
+  signals: LogoSignal[];
+}
+
+/** The signals behind the guess and a 0..1 score. */
+export function logoLikelihood(c: DiscoveredCandidate, m?: Measurement): LogoGuess {
+  const ev = c.evidence;
+  const signals: LogoSignal[] = [];
+  const width = m?.width ?? ev.width ?? ev.displayWidth;
+  const height = m?.height ?? ev.height ?? ev.displayHeight;
+  const format = m?.format ?? (c.type === 'inline-svg' ? 'svg' : /\.svg$/i.test(ev.fileName) ? 'svg' : undefined);
+
+  if (ev.tokens.includes('logo')) signals.push('named-logo');
+  else if (ev.contextTokens.includes('logo')) signals.push('logo-container');
+  if (ev.sources.some((s) => s === 'og:logo' || s === 'json-ld-logo')) signals.push('declared-logo');
+  if (ev.inHomeLink) signals.push('home-link');
+  if (ev.regions.includes('header')) signals.push('in-header');
+  else if (ev.regions.includes('nav')) signals.push('in-nav');
+  if (c.type === 'inline-svg' && (ev.regions.includes('header') || ev.inHomeLink)) signals.push('inline-svg-in-header');
+  if (width && height) {
+    const ratio = width / height;
+    if (ratio >= 2.2 && height <= 240) signals.push('wide-mark');
+    else if (ratio > 0.8 && ratio < 1.25 && width >= 32 && width <= 256) signals.push('small-square');
+    if (Math.min(width, height) >= 700) signals.push('photo-sized');
+  }
+  if (format === 'svg') signals.push('vector');
+  if (m?.hasAlpha) signals.push('transparent');
+  if (m?.colorCount !== undefined && m.colorCount <= 64) signals.push('few-colours');
+  if (ev.main.ogImage || ev.main.jsonLdProduct || ev.main.microdataProduct || ev.main.sameAsMain) {
+    signals.push('main-product');
+  }
+  if (ev.tokens.includes('icon') && !ev.tokens.includes('logo')) signals.push('named-icon');
+  if (ev.tokens.some((t) => t === 'payment' || t === 'social' || t === 'flag' || t === 'rating')) {
+    signals.push('third-party-mark');
+  }
+  const raw = signals.reduce((sum, s) => sum + WEIGHTS[s], 0);
+  return { score: Math.round(Math.min(1, Math.max(0, raw)) * 1000) / 1000, signals };
+}
+
+/** Advisory: true when the candidate looks like a logo (score >= `LOGO_THRESHOLD`). */
+export function looksLikeLogo(c: DiscoveredCandidate, m?: Measurement): boolean {
+  return logoLikelihood(c, m).score >= LOGO_THRESHOLD;
+}
