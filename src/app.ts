@@ -7,17 +7,25 @@ import type { Database } from './adapters/db/database.ts';
 import type { PlanCatalog } from './modules/usage/plans.ts';
 import type { AccessService } from './modules/access/access.service.ts';
 import type { KeyUsageTracker } from './modules/access/key-usage.ts';
+import type { UsageLedger } from './modules/usage/usage.ledger.ts';
 import type { RateLimiter } from './http/rate-limit.ts';
 import type { Metrics } from './http/metrics.ts';
+import type { JobSystem } from './jobs/types.ts';
+import type { AssetRefs } from './modules/assets/asset-refs.ts';
+import type { ObjectStorage } from './adapters/storage/storage.port.ts';
+import type { Fetcher } from './adapters/fetch/fetcher.ts';
 import { installAuth } from './http/auth.ts';
 import { installErrorHandling } from './http/error-handler.ts';
-import { installValidators } from './http/validation.ts';
+import { installJsonParser, installValidators } from './http/validation.ts';
 import { installMetrics } from './http/metrics.ts';
 import { opsRoutes } from './http/ops.routes.ts';
 import { installOpenApi } from './http/openapi.ts';
 import { brandsRoutes } from './modules/brands/brands.routes.ts';
 import { usageRoutes } from './modules/usage/usage.routes.ts';
 import { consoleOnlyRoutes } from './modules/access/console.routes.ts';
+import { blobRoutes } from './http/blob.routes.ts';
+import { assetsRoutes } from './modules/assets/assets.routes.ts';
+import type { AssetsService } from './modules/assets/assets.service.ts';
 
 /** Everything the HTTP app needs; built once by `createDeps` (deps.ts), or by tests. */
 export interface AppDeps {
@@ -28,7 +36,18 @@ export interface AppDeps {
   access: AccessService;
   rateLimiter: RateLimiter;
   keyUsage: KeyUsageTracker;
+  /** Quota ledger: reserve at create time, commit on success, release on failure. */
+  usage: UsageLedger;
   metrics: Metrics;
+  assetRefs: AssetRefs;
+  /** Object storage (local folder or S3); see src/adapters/storage/storage.port.ts. */
+  storage: ObjectStorage;
+  /** The one SSRF-safe outbound HTTP client; see src/adapters/fetch/fetcher.ts. */
+  fetcher: Fetcher;
+  /** Background jobs (register, enqueue, schedule); see src/jobs/types.ts. */
+  jobs: JobSystem;
+  /** Upload flow and asset reads; extraction commits and generation reuse it. */
+  assets: AssetsService;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -55,6 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
   installValidators(app);
+  installJsonParser(app);
   installErrorHandling(app);
   installMetrics(app, deps.metrics);
   await installOpenApi(app, deps.config);
@@ -66,6 +86,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(brandsRoutes(deps));
       await v1.register(usageRoutes(deps));
       await v1.register(consoleOnlyRoutes());
+      await v1.register(blobRoutes(deps));
+      await v1.register(assetsRoutes(deps));
     },
     { prefix: '/v1' },
   );

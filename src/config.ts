@@ -21,6 +21,29 @@ export interface Config {
   rateLimit: { perSecond: number; burst: number };
   /** Largest JSON request body accepted, in bytes. */
   bodyLimit: number;
+  /** Jobs run at once per queue in each worker process (ATELIER_WORKER_CONCURRENCY). */
+  workerConcurrency: number;
+  /** Object storage (src/adapters/storage): S3 when S3_BUCKET is set, else `<dataDir>/blobs`. */
+  storage: StorageSettings;
+}
+
+export interface StorageSettings {
+  s3: S3Settings | undefined;
+  /** ATELIER_SIGNING_SECRET (local links); unset: generated once into `<dataDir>/signing.key`. */
+  signingSecret: string | undefined;
+  /** Lifetime of upload links (initiate-upload's `expires`). */
+  uploadLinkTtlSeconds: number;
+  /** Minimum lifetime of download links (asset `url`, `thumbnailUrl`). */
+  downloadLinkTtlSeconds: number;
+}
+
+export interface S3Settings {
+  endpoint: string | undefined;
+  bucket: string;
+  region: string;
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  forcePathStyle: boolean;
 }
 
 export class ConfigError extends Error {
@@ -96,6 +119,50 @@ export function redact(raw: string): string {
   }
 }
 
+const S3_SETTINGS = ['S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE'];
+
+function storageSettings(env: Env): StorageSettings {
+  const signingSecret = str(env, 'ATELIER_SIGNING_SECRET');
+  if (signingSecret !== undefined && signingSecret.length < 32) {
+    throw new ConfigError('ATELIER_SIGNING_SECRET', 'must be at least 32 characters (e.g. openssl rand -hex 32)');
+  }
+  const links = {
+    uploadLinkTtlSeconds: int(env, 'ATELIER_UPLOAD_LINK_TTL_SECONDS', 900, 60, 86_400),
+    downloadLinkTtlSeconds: int(env, 'ATELIER_DOWNLOAD_LINK_TTL_SECONDS', 3600, 60, 86_400),
+  };
+  const bucket = str(env, 'S3_BUCKET');
+  if (bucket === undefined) {
+    const stray = S3_SETTINGS.find((n) => str(env, n) !== undefined);
+    if (stray) throw new ConfigError('S3_BUCKET', `is required when ${stray} is set`);
+    return { s3: undefined, signingSecret, ...links };
+  }
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    throw new ConfigError('S3_BUCKET', `not a valid bucket name: "${bucket}"`);
+  }
+  const region = str(env, 'S3_REGION') ?? 'us-east-1';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(region)) throw new ConfigError('S3_REGION', `not a valid region: "${region}"`);
+  const accessKeyId = str(env, 'S3_ACCESS_KEY_ID');
+  const secretAccessKey = str(env, 'S3_SECRET_ACCESS_KEY');
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    const missing = accessKeyId === undefined ? 'S3_ACCESS_KEY_ID' : 'S3_SECRET_ACCESS_KEY';
+    throw new ConfigError(missing, 'set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither (SDK defaults)');
+  }
+  const endpoint = url(env, 'S3_ENDPOINT', ['http:', 'https:']);
+  return {
+    s3: {
+      endpoint,
+      bucket,
+      region,
+      accessKeyId,
+      secretAccessKey,
+      // Stores other than AWS (MinIO, s3rver, Ceph...) usually need path-style addressing.
+      forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', endpoint !== undefined),
+    },
+    signingSecret,
+    ...links,
+  };
+}
+
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = str(env, 'HOST') ?? '0.0.0.0';
@@ -124,5 +191,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       burst: int(env, 'ATELIER_RATE_LIMIT_BURST', 60, 1, 1_000_000),
     },
     bodyLimit: int(env, 'ATELIER_BODY_LIMIT', 1_048_576, 1024, 104_857_600),
+    workerConcurrency: int(env, 'ATELIER_WORKER_CONCURRENCY', 2, 1, 64),
+    storage: storageSettings(env),
   };
 }

@@ -5,21 +5,37 @@ import { loadPlanCatalog, type PlanCatalog } from './modules/usage/plans.ts';
 import { createAccessRepo } from './modules/access/access.repo.ts';
 import { createAccessService } from './modules/access/access.service.ts';
 import { createKeyUsageTracker } from './modules/access/key-usage.ts';
+import { createUsageLedger } from './modules/usage/usage.ledger.ts';
 import { createMemoryRateLimiter, type RateLimiter } from './http/rate-limit.ts';
 import { createRedisRateLimiter } from './adapters/redis/rate-limit.redis.ts';
 import { createMetrics } from './http/metrics.ts';
+import { createAssetRefs } from './modules/assets/asset-refs.ts';
+import { openObjectStorage } from './adapters/storage/storage.ts';
+import type { ObjectStorage } from './adapters/storage/storage.port.ts';
+import { createFetcher } from './adapters/fetch/fetcher.ts';
+import { pino } from 'pino';
+import { createJobSystem, type JobSystemTuning } from './jobs/job-system.ts';
+import type { JobSystem, StartOptions } from './jobs/types.ts';
 import type { AppDeps } from './app.ts';
+import { createAssetsModule } from './modules/assets/assets.module.ts';
 
 export interface DepsOverrides {
   clock?: Clock;
   db?: Database;
   plans?: PlanCatalog;
   rateLimiter?: RateLimiter;
+  storage?: ObjectStorage;
+  jobs?: JobSystem;
+  /** Job driver tuning (tests: short grace and leases, their own Redis prefix). */
+  jobTuning?: JobSystemTuning;
   /** PostgreSQL schema (tests). */
   pgSchema?: string;
 }
 
-export type Deps = AppDeps & { close(): Promise<void> };
+export type Deps = AppDeps & {
+  startWorkers(opts?: StartOptions): Promise<void>;
+  close(): Promise<void>;
+};
 
 /** Opens the database (and runs migrations), loads plans and wires the shared services. */
 export async function createDeps(config: Config, o: DepsOverrides = {}): Promise<Deps> {
@@ -47,6 +63,15 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
       ? createRedisRateLimiter(config.redisUrl, config.rateLimit)
       : createMemoryRateLimiter(config.rateLimit));
   const metrics = createMetrics();
+  const storage = o.storage ?? openObjectStorage(config, clock);
+  // Every process builds the job system and registers every job (API nodes validate payloads at
+  // enqueue); only `serve` without --no-workers and `worker` start consuming (startWorkers).
+  const jobs =
+    o.jobs ??
+    createJobSystem(config, { db, logger: pino({ level: config.logLevel }).child({ component: 'jobs' }) }, o.jobTuning);
+  const assetsModule = createAssetsModule({ db, storage, jobs, clock, config });
+  jobs.register(...assetsModule.jobs);
+  const schedules = [...assetsModule.schedules];
   return {
     config,
     db,
@@ -55,10 +80,23 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     access,
     rateLimiter,
     keyUsage,
+    usage: createUsageLedger({ db, clock, plans, orgs: access }),
     metrics,
+    assetRefs: createAssetRefs(db),
+    storage,
+    fetcher: createFetcher({ allowPrivate: config.allowPrivateFetch }),
+    jobs,
+    assets: assetsModule.service,
+    /** Starts consuming jobs (serve, worker, tests) after putting every module's schedule in place. */
+    async startWorkers(opts = {}) {
+      for (const sch of schedules) await jobs.schedule(sch.name, sch.payload, { everyMs: sch.everyMs });
+      await jobs.startWorkers(opts);
+    },
     async close() {
+      await jobs.stop(); // first: running jobs may still use the database and storage
       await keyUsage.close();
       await rateLimiter.close();
+      await storage.close();
       await db.close();
     },
   };

@@ -60,3 +60,17 @@ export function describeValidation(
 function decodePointer(s: string): string {
   return s.replace(/~1/g, '/').replace(/~0/g, '~');
 }
+
+/**
+ * JSON bodies with Fastify's safe parser (prototype poisoning refused), except that an empty body
+ * sent with `Content-Type: application/json` counts as no body: routes whose body is optional
+ * (cancel-upload, extraction commit) accept it, and routes that need one answer "body is required".
+ */
+export function installJsonParser(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (typeof body === "string" && body.trim() === "") return done(null, undefined);
+    return parse(request, body as string, done);
+  });
+}

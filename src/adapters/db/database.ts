@@ -42,8 +42,34 @@ function openSqlite(file: string): Database {
   native.pragma('synchronous = NORMAL');
   native.pragma('busy_timeout = 5000');
   native.pragma('foreign_keys = ON');
-  const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: native }) });
+  const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(native) }) });
   return wrap(kysely, 'sqlite');
+}
+
+/**
+ * Kysely's SQLite driver prepares every query anew; preparing costs more than running the small
+ * indexed queries of the hot paths. Statements are cached by SQL text (bounded, least recently
+ * used evicted) and reused when not busy (an iterator still open on it).
+ */
+function withStatementCache(native: BetterSqlite3.Database, max = 500) {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => native.close(),
+    prepare(sqlText: string) {
+      const hit = cache.get(sqlText);
+      if (hit && !hit.busy) {
+        cache.delete(sqlText);
+        cache.set(sqlText, hit);
+        return hit;
+      }
+      const stmt = native.prepare(sqlText);
+      if (!hit) {
+        cache.set(sqlText, stmt);
+        if (cache.size > max) cache.delete(cache.keys().next().value as string);
+      }
+      return stmt;
+    },
+  };
 }
 
 async function openPostgres(url: string, opts: DatabaseOptions): Promise<Database> {
@@ -64,10 +90,10 @@ async function openPostgres(url: string, opts: DatabaseOptions): Promise<Databas
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return wrap(kysely, 'postgres');
+  return wrap(kysely, 'postgres', schema);
 }
 
-function wrap(kysely: Kysely<DB>, dialect: Dialect): Database {
+function wrap(kysely: Kysely<DB>, dialect: Dialect, pgSchema?: string): Database {
   return {
     kysely,
     dialect,
@@ -75,6 +101,8 @@ function wrap(kysely: Kysely<DB>, dialect: Dialect): Database {
       const migrator = new Migrator({
         db: kysely,
         provider: { getMigrations: async () => migrations },
+        // Keep the migration bookkeeping inside the schema too, or Kysely sees another schema's.
+        ...(pgSchema ? { migrationTableSchema: pgSchema } : {}),
       });
       const { error, results } = await migrator.migrateToLatest();
       const failed = results?.find((r) => r.status === 'Error');

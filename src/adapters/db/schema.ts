@@ -1,7 +1,11 @@
 import type { AccessTables } from '../../modules/access/access.tables.ts';
+import type { UsageTables } from '../../modules/usage/usage.tables.ts';
+import type { AssetsTables } from '../../modules/assets/assets.tables.ts';
+import type { BrandsTables } from '../../modules/brands/brands.tables.ts';
+import type { JobsTables } from '../../jobs/jobs.tables.ts';
 
 /**
  * The whole relational schema as Kysely sees it: each feature module declares its own tables in
  * `<feature>.tables.ts` and they are joined here.
  */
-export interface DB extends AccessTables {}
+export interface DB extends AccessTables, UsageTables, AssetsTables, BrandsTables, JobsTables {}

@@ -1,5 +1,9 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_access.ts';
+import * as m0002 from './0002_usage.ts';
+import * as m0003 from './0003_brands.ts';
+import * as m0004 from './0004_jobs.ts';
+import * as m0005 from './0005_assets.ts';
 
 /**
  * Every migration, in order. Names sort in the order they run; a released migration never changes.
@@ -7,4 +11,8 @@ import * as m0001 from './0001_access.ts';
  */
 export const migrations: Record<string, Migration> = {
   '0001_access': m0001,
+  '0002_usage': m0002,
+  '0003_brands': m0003,
+  '0004_jobs': m0004,
+  '0005_assets': m0005,
 };

@@ -1,0 +1,109 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppDeps } from '../../app.ts';
+import { principalOf } from '../../http/auth.ts';
+import { errorResponses } from '../../http/errors.ts';
+import {
+  AssetIdParams,
+  AssetListResponse,
+  AssetSchema,
+  BrandIdParams,
+  CancelUploadResponse,
+  ConfirmUploadBody,
+  InitiateUploadBody,
+  InitiateUploadResponse,
+  ListAssetsQuery,
+  UploadIdParams,
+} from './assets.schemas.ts';
+import type { AssetsService } from './assets.service.ts';
+
+/** The spec's upload flow and asset reads (asset deletion is console-only). */
+export function assetsRoutes(deps: Pick<AppDeps, 'config'> & { assets: AssetsService }): FastifyPluginAsync {
+  const service = deps.assets;
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    const tags = ['assets'];
+
+    app.post(
+      '/assets/initiate-upload',
+      {
+        config: { permission: 'assets:write' },
+        schema: {
+          summary: 'Start uploading files: returns one upload link per file',
+          description:
+            'Send each file with `uploadMethod` to `uploadUrl` with `uploadHeaders` and no API key, then call confirm-upload.',
+          tags,
+          body: InitiateUploadBody,
+          response: { 201: InitiateUploadResponse, ...errorResponses(400, 401, 403, 404, 413, 415, 429, 500) },
+        },
+      },
+      async (request, reply) => {
+        const result = await service.initiateUpload(principalOf(request), request.body);
+        return reply.code(201).send(result);
+      },
+    );
+
+    app.post(
+      '/assets/confirm-upload',
+      {
+        config: { permission: 'assets:write' },
+        schema: {
+          summary: 'Confirm an upload: checks the bytes and starts processing',
+          tags,
+          body: ConfirmUploadBody,
+          response: { 200: AssetSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
+        },
+      },
+      async (request) => service.confirmUpload(principalOf(request), request.body),
+    );
+
+    app.post(
+      '/assets/cancel-upload/:uploadId',
+      {
+        config: { permission: 'assets:write' },
+        schema: {
+          summary: 'Cancel an upload and remove its temporary data',
+          tags,
+          params: UploadIdParams,
+          response: { 200: CancelUploadResponse, ...errorResponses(400, 401, 403, 404, 429, 500) },
+        },
+      },
+      async (request) => service.cancelUpload(principalOf(request), request.params.uploadId),
+    );
+
+    app.get(
+      '/assets/:assetId',
+      {
+        schema: {
+          summary: 'Read an asset (fresh signed links on every read)',
+          tags,
+          params: AssetIdParams,
+          response: { 200: AssetSchema, ...errorResponses(400, 401, 404, 429, 500) },
+        },
+      },
+      async (request) => service.get(principalOf(request), request.params.assetId),
+    );
+
+    app.get(
+      '/brands/:brandId/assets',
+      {
+        schema: {
+          summary: "List a brand's assets, grouped by category",
+          description: 'Repeat `tags` (`?tags=a&tags=b`) or separate them with commas; an asset must carry every tag.',
+          tags,
+          params: BrandIdParams,
+          querystring: ListAssetsQuery,
+          response: { 200: AssetListResponse, ...errorResponses(400, 401, 404, 429, 500) },
+        },
+      },
+      async (request) => {
+        const q = request.query;
+        const tagList = q.tags?.flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean);
+        return service.list(principalOf(request), request.params.brandId, {
+          ...q,
+          ...(tagList ? { tags: tagList } : {}),
+        });
+      },
+    );
+  };
+}

@@ -1,0 +1,292 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
+import { downloadToFile } from '../../adapters/storage/storage.ts';
+import {
+  checkDeclaredAgainstDetected,
+  classifyDeclared,
+  type FormatName,
+  formatInfo,
+  sniffFile,
+  sniffFormat,
+} from '../../adapters/media/index.ts';
+import { badRequest, notFound } from '../../http/errors.ts';
+import { toJson } from '../../adapters/db/columns.ts';
+import type { Principal } from '../access/access.service.ts';
+import type { JobSystem } from '../../jobs/types.ts';
+import type { AssetRow, AssetsRepo, UploadRow } from './assets.repo.ts';
+import type { Asset, AssetType, InitiateUploadBody, ListAssetsQuery } from './assets.schemas.ts';
+import { originalKey, sanitizeFileName } from './assets.keys.ts';
+import { presentAsset } from './assets.presenter.ts';
+import { processAssetJob } from './assets.jobs.ts';
+
+export interface AssetsServiceDeps {
+  repo: AssetsRepo;
+  storage: ObjectStorage;
+  jobs: Pick<JobSystem, 'enqueue'>;
+  clock: Clock;
+  config: Pick<Config, 'storage'>;
+}
+
+const DEFAULT_CATEGORY = { id: 'general', name: 'General' };
+
+/** Defaults of every asset row; creators fill in the rest. */
+const blankAsset = {
+  category_id: null,
+  detected_format: null,
+  thumbnail_key: null,
+  width: null,
+  height: null,
+  duration: null,
+  description: null,
+  extra: '{}',
+  tags: '[]',
+  auto_tags: '[]',
+  used_in_campaigns: '[]',
+  quality_tags: '[]',
+  quality_status: 'pending',
+  error_code: null,
+  error_message: null,
+  version: 1,
+} satisfies Partial<AssetRow>;
+
+/** The upload flow (initiate → PUT bytes to the link → confirm, or cancel) and asset reads. */
+export function createAssetsService({ repo, storage, jobs, clock, config }: AssetsServiceDeps) {
+  const now = () => clock().toISOString();
+  const present = (row: AssetRow) => presentAsset(row, storage, config.storage.downloadLinkTtlSeconds);
+
+  async function mustBrand(p: Principal, brandId: string) {
+    if (!(await repo.brandInOrg(p.org.id, brandId))) throw notFound(`Brand ${brandId} not found`, 'BRAND_NOT_FOUND');
+  }
+
+  /** The format the stored bytes really are, from their first bytes (whole file for ZIP-based DOCX). */
+  async function sniffStored(key: string) {
+    const head = await storage.readRange(key, 0, 64 * 1024 - 1);
+    const first = await sniffFormat(head);
+    if (first.detectedFormat !== 'ZIP') return first;
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'atelier-sniff-'));
+    try {
+      const file = path.join(dir, 'object');
+      await downloadToFile(storage, key, file);
+      return await sniffFile(file);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  return {
+    async initiateUpload(p: Principal, body: InitiateUploadBody) {
+      await mustBrand(p, body.brandId);
+      const t = now();
+      const items = body.files.map((f, i) => {
+        const declared = classifyDeclared(f.fileName, f.fileType);
+        if (!declared.ok) {
+          throw badRequest(`body.files.${i}.fileType ${declared.message}`, {
+            fields: [{ field: `body.files.${i}.fileType`, message: declared.message }],
+            reason: declared.reason,
+          });
+        }
+        const assetId = randomUUID();
+        const uploadId = randomUUID();
+        const key = originalKey(p.org.id, assetId);
+        const type = f.isLogo ? 'logo' : declared.assetType;
+        const asset: AssetRow = {
+          ...blankAsset,
+          id: assetId,
+          organization_id: p.org.id,
+          brand_id: body.brandId,
+          category_id: body.categoryId ?? null,
+          type,
+          status: 'uploading',
+          origin: 'upload',
+          file_name: sanitizeFileName(f.fileName),
+          file_type: declared.mimeType,
+          file_size: f.fileSize,
+          storage_key: key,
+          width: f.dimension?.width ?? null,
+          height: f.dimension?.height ?? null,
+          duration: f.duration ?? null,
+          created_at: t,
+          updated_at: t,
+        };
+        return { asset, uploadId, key, contentType: declared.mimeType, size: f.fileSize };
+      });
+      const links = await Promise.all(
+        items.map((it) =>
+          storage.createUploadLink(it.key, {
+            contentLength: it.size,
+            contentType: it.contentType,
+            expiresInSeconds: config.storage.uploadLinkTtlSeconds,
+          }),
+        ),
+      );
+      await repo.insertUploads(
+        items.map((it, i) => {
+          const upload: UploadRow = {
+            id: it.uploadId,
+            asset_id: it.asset.id,
+            organization_id: p.org.id,
+            storage_key: it.key,
+            declared_size: it.size,
+            declared_type: it.contentType,
+            status: 'pending',
+            expires_at: links[i]!.expiresAt.toISOString(),
+            created_at: t,
+            updated_at: t,
+          };
+          return { asset: it.asset, upload };
+        }),
+      );
+      return {
+        uploads: items.map((it, i) => ({
+          uploadId: it.uploadId,
+          assetId: it.asset.id,
+          expires: links[i]!.expiresAt.toISOString(),
+          uploadUrl: links[i]!.url,
+          uploadMethod: links[i]!.method,
+          uploadHeaders: links[i]!.headers,
+        })),
+      };
+    },
+
+    async confirmUpload(p: Principal, body: { uploadId: string; categoryId?: string | undefined }): Promise<Asset> {
+      const upload = await repo.getUpload(p.org.id, body.uploadId);
+      if (!upload) throw notFound(`Upload ${body.uploadId} not found`, 'UPLOAD_NOT_FOUND');
+      const asset = await repo.getAsset(p.org.id, upload.asset_id);
+      if (!asset) throw notFound(`Upload ${body.uploadId} not found`, 'UPLOAD_NOT_FOUND');
+      if (upload.status === 'confirmed') return present(asset); // idempotent
+      if (upload.status !== 'pending') {
+        throw badRequest(`Upload ${body.uploadId} was ${upload.status}; start a new upload`, { uploadStatus: upload.status }, 'UPLOAD_NOT_PENDING');
+      }
+      const info = await storage.head(upload.storage_key);
+      const linkValid = upload.expires_at > now();
+      if (!info) {
+        throw badRequest(
+          linkValid
+            ? 'No bytes have been uploaded yet: send the file to uploadUrl first'
+            : 'No bytes were uploaded before the upload link expired; start a new upload',
+          { reason: 'upload_missing', retryable: linkValid },
+          'INVALID_REQUEST',
+        );
+      }
+      if (info.size !== Number(upload.declared_size)) {
+        throw badRequest(
+          `The uploaded file has ${info.size} bytes but ${upload.declared_size} were declared`,
+          { reason: 'size_mismatch', declaredSize: Number(upload.declared_size), uploadedSize: info.size, retryable: linkValid },
+        );
+      }
+      const check = checkDeclaredAgainstDetected(upload.declared_type, await sniffStored(upload.storage_key));
+      if (!check.ok) throw badRequest(check.message, { ...check.details });
+      const won = await repo.confirmUpload(
+        upload.id,
+        asset.id,
+        {
+          file_size: info.size,
+          detected_format: check.format,
+          ...(body.categoryId !== undefined ? { category_id: body.categoryId } : {}),
+        },
+        now(),
+      );
+      if (won) await jobs.enqueue(processAssetJob, { assetId: asset.id }, { jobId: `assets.process.${asset.id}` });
+      const fresh = await repo.getAsset(p.org.id, asset.id);
+      return present(fresh ?? asset);
+    },
+
+    async cancelUpload(p: Principal, uploadId: string) {
+      const upload = await repo.getUpload(p.org.id, uploadId);
+      if (!upload) throw notFound(`Upload ${uploadId} not found`, 'UPLOAD_NOT_FOUND');
+      if (upload.status === 'canceled') return { success: true, message: 'The upload was already canceled' };
+      if (upload.status !== 'pending') {
+        return { success: false, message: `The upload is ${upload.status} and can no longer be canceled` };
+      }
+      const ended = await repo.endUpload(upload.id, upload.asset_id, 'canceled', now());
+      if (!ended) return { success: false, message: 'The upload was confirmed meanwhile and can no longer be canceled' };
+      await storage.delete(upload.storage_key);
+      return { success: true, message: 'The upload was canceled and its temporary data removed' };
+    },
+
+    async get(p: Principal, assetId: string): Promise<Asset> {
+      const row = await repo.getAsset(p.org.id, assetId);
+      if (!row) throw notFound(`Asset ${assetId} not found`, 'ASSET_NOT_FOUND');
+      return present(row);
+    },
+
+    async list(p: Principal, brandId: string, q: ListAssetsQuery) {
+      await mustBrand(p, brandId);
+      const rows = await repo.list(p.org.id, brandId, q);
+      const groups = new Map<string, { id: string; name: string; assets: Asset[] }>();
+      for (const row of rows) {
+        const id = row.category_id ?? DEFAULT_CATEGORY.id;
+        let g = groups.get(id);
+        if (!g) {
+          g = { id, name: row.category_id ?? DEFAULT_CATEGORY.name, assets: [] };
+          groups.set(id, g);
+        }
+        g.assets.push(await present(row));
+      }
+      if (groups.size === 0) groups.set(DEFAULT_CATEGORY.id, { ...DEFAULT_CATEGORY, assets: [] });
+      return { categories: [...groups.values()] };
+    },
+
+    /**
+     * Makes an asset from bytes already in storage (an extraction candidate's staged copy, a
+     * generated image): copies them under the asset's own key, writes the row as `uploaded` and
+     * queues the same processing as a direct upload. `format` is the sniffed format of the bytes.
+     */
+    async importObject(input: {
+      orgId: string;
+      brandId: string;
+      sourceKey: string;
+      fileName: string;
+      format: FormatName;
+      size: number;
+      type?: AssetType;
+      origin: 'extraction' | 'generated';
+      tags?: string[];
+      description?: string;
+    }): Promise<Asset> {
+      const info = formatInfo(input.format);
+      const assetId = randomUUID();
+      const key = originalKey(input.orgId, assetId);
+      await storage.put(key, await storage.getStream(input.sourceKey), { contentType: info.mime, contentLength: input.size });
+      const t = now();
+      const row: AssetRow = {
+        ...blankAsset,
+        id: assetId,
+        organization_id: input.orgId,
+        brand_id: input.brandId,
+        type: input.type ?? info.assetType,
+        status: 'uploaded',
+        origin: input.origin,
+        file_name: sanitizeFileName(input.fileName),
+        file_type: input.origin === 'generated' ? 'image' : info.mime,
+        file_size: input.size,
+        detected_format: input.format,
+        storage_key: key,
+        description: input.description ?? null,
+        tags: toJson(input.tags ?? []),
+        created_at: t,
+        updated_at: t,
+      };
+      await repo.insertAsset(row);
+      await jobs.enqueue(processAssetJob, { assetId }, { jobId: `assets.process.${assetId}` });
+      return present(row);
+    },
+
+    /** Scheduled: uploads never confirmed are removed once their link expired (plus a grace minute). */
+    async cleanupExpiredUploads(limit = 200) {
+      const cutoff = new Date(clock().getTime() - 60_000).toISOString();
+      const stale = await repo.pendingUploadsExpiredBefore(cutoff, limit);
+      for (const u of stale) {
+        if (await repo.endUpload(u.id, u.asset_id, 'expired', now())) await storage.delete(u.storage_key);
+      }
+      return stale.length;
+    },
+  };
+}
+
+export type AssetsService = ReturnType<typeof createAssetsService>;
