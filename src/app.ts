@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import type { Clock } from './clock.ts';
 import type { Database } from './adapters/db/database.ts';
+import type { ReadCache } from './adapters/db/read-cache.ts';
 import type { PlanCatalog } from './modules/usage/plans.ts';
 import type { AccessService } from './modules/access/access.service.ts';
 import type { KeyUsageTracker } from './modules/access/key-usage.ts';
@@ -26,6 +27,8 @@ import { consoleOnlyRoutes } from './modules/access/console.routes.ts';
 import { blobRoutes } from './http/blob.routes.ts';
 import { assetsRoutes } from './modules/assets/assets.routes.ts';
 import type { AssetsService } from './modules/assets/assets.service.ts';
+import { extractionRoutes } from './modules/extraction/extraction.routes.ts';
+import type { ExtractionService } from './modules/extraction/extraction.service.ts';
 
 /** Everything the HTTP app needs; built once by `createDeps` (deps.ts), or by tests. */
 export interface AppDeps {
@@ -46,8 +49,12 @@ export interface AppDeps {
   fetcher: Fetcher;
   /** Background jobs (register, enqueue, schedule); see src/jobs/types.ts. */
   jobs: JobSystem;
+  /** Exact process-local cache of hot reads (SQLite); see src/adapters/db/read-cache.ts. */
+  readCache: ReadCache;
   /** Upload flow and asset reads; extraction commits and generation reuse it. */
   assets: AssetsService;
+  /** URL extraction runs and commits; see src/modules/extraction. */
+  extraction: ExtractionService;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -88,6 +95,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(consoleOnlyRoutes());
       await v1.register(blobRoutes(deps));
       await v1.register(assetsRoutes(deps));
+      await v1.register(extractionRoutes(deps));
     },
     { prefix: '/v1' },
   );

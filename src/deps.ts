@@ -1,6 +1,7 @@
 import type { Config } from './config.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { type Database, openDatabase } from './adapters/db/database.ts';
+import { createReadCache } from './adapters/db/read-cache.ts';
 import { loadPlanCatalog, type PlanCatalog } from './modules/usage/plans.ts';
 import { createAccessRepo } from './modules/access/access.repo.ts';
 import { createAccessService } from './modules/access/access.service.ts';
@@ -12,12 +13,13 @@ import { createMetrics } from './http/metrics.ts';
 import { createAssetRefs } from './modules/assets/asset-refs.ts';
 import { openObjectStorage } from './adapters/storage/storage.ts';
 import type { ObjectStorage } from './adapters/storage/storage.port.ts';
-import { createFetcher } from './adapters/fetch/fetcher.ts';
+import { createFetcher, type Fetcher } from './adapters/fetch/fetcher.ts';
 import { pino } from 'pino';
 import { createJobSystem, type JobSystemTuning } from './jobs/job-system.ts';
 import type { JobSystem, StartOptions } from './jobs/types.ts';
 import type { AppDeps } from './app.ts';
 import { createAssetsModule } from './modules/assets/assets.module.ts';
+import { createExtractionModule } from './modules/extraction/extraction.module.ts';
 
 export interface DepsOverrides {
   clock?: Clock;
@@ -26,6 +28,8 @@ export interface DepsOverrides {
   rateLimiter?: RateLimiter;
   storage?: ObjectStorage;
   jobs?: JobSystem;
+  /** Outbound fetcher (tests: an address policy that allows one local server). */
+  fetcher?: Fetcher;
   /** Job driver tuning (tests: short grace and leases, their own Redis prefix). */
   jobTuning?: JobSystemTuning;
   /** PostgreSQL schema (tests). */
@@ -55,7 +59,8 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     throw err;
   }
   const repo = createAccessRepo(db);
-  const access = createAccessService({ repo, clock, plans, env: config.env });
+  const readCache = createReadCache(db);
+  const access = createAccessService({ repo, clock, plans, env: config.env, cache: readCache });
   const keyUsage = createKeyUsageTracker(repo, clock);
   const rateLimiter =
     o.rateLimiter ??
@@ -68,10 +73,26 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
   // enqueue); only `serve` without --no-workers and `worker` start consuming (startWorkers).
   const jobs =
     o.jobs ??
-    createJobSystem(config, { db, logger: pino({ level: config.logLevel }).child({ component: 'jobs' }) }, o.jobTuning);
+    createJobSystem(
+      config,
+      { db, logger: pino({ level: config.logLevel }).child({ component: 'jobs' }) },
+      { prefix: config.queuePrefix, leaseMs: config.jobLeaseMs, ...o.jobTuning },
+    );
   const assetsModule = createAssetsModule({ db, storage, jobs, clock, config });
   jobs.register(...assetsModule.jobs);
-  const schedules = [...assetsModule.schedules];
+  const fetcher = o.fetcher ?? createFetcher({ allowPrivate: config.allowPrivateFetch });
+  const extractionModule = createExtractionModule({
+    db,
+    storage,
+    fetcher,
+    jobs,
+    clock,
+    config,
+    plans,
+    assets: assetsModule.service,
+  });
+  jobs.register(...extractionModule.jobs);
+  const schedules = [...assetsModule.schedules, ...extractionModule.schedules];
   return {
     config,
     db,
@@ -84,9 +105,11 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     metrics,
     assetRefs: createAssetRefs(db),
     storage,
-    fetcher: createFetcher({ allowPrivate: config.allowPrivateFetch }),
+    fetcher,
     jobs,
+    readCache,
     assets: assetsModule.service,
+    extraction: extractionModule.service,
     /** Starts consuming jobs (serve, worker, tests) after putting every module's schedule in place. */
     async startWorkers(opts = {}) {
       for (const sch of schedules) await jobs.schedule(sch.name, sch.payload, { everyMs: sch.everyMs });

@@ -14,6 +14,12 @@ export interface Database {
   readonly dialect: Dialect;
   migrate(): Promise<void>;
   ping(): Promise<void>;
+  /**
+   * SQLite: a token that changes whenever any committed write reached the database, from this
+   * process or another (data_version + total_changes), so process-local read caches can be exact.
+   * PostgreSQL: undefined (nothing is cached; many processes write).
+   */
+  generation(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -42,34 +48,65 @@ function openSqlite(file: string): Database {
   native.pragma('synchronous = NORMAL');
   native.pragma('busy_timeout = 5000');
   native.pragma('foreign_keys = ON');
-  const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(native) }) });
-  return wrap(kysely, 'sqlite');
+  const { database, state } = instrumented(native);
+  const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: database as never }) });
+  const dataVersion = native.prepare('PRAGMA data_version').pluck();
+  return wrap(kysely, 'sqlite', undefined, () => `${dataVersion.get() as number}:${state.writes}`);
 }
 
 /**
- * Kysely's SQLite driver prepares every query anew; preparing costs more than running the small
- * indexed queries of the hot paths. Statements are cached by SQL text (bounded, least recently
- * used evicted) and reused when not busy (an iterator still open on it).
+ * What Kysely's SQLite driver sees of better-sqlite3, with two additions:
+ * - statements are cached by SQL text (bounded, least recently used evicted) and reused when not
+ *   busy: Kysely prepares every query anew, and preparing costs more than running the small
+ *   indexed queries of the hot paths;
+ * - every statement that can write bumps `writes`, which with SQLite's data_version (writes by
+ *   other connections) makes the database generation read caches check.
  */
-function withStatementCache(native: BetterSqlite3.Database, max = 500) {
-  const cache = new Map<string, BetterSqlite3.Statement>();
-  return {
+function instrumented(native: BetterSqlite3.Database, max = 500) {
+  type Facade = Pick<BetterSqlite3.Statement, 'reader' | 'busy'> & {
+    all(params: unknown[]): unknown[];
+    run(params: unknown[]): BetterSqlite3.RunResult;
+    iterate(params: unknown[]): IterableIterator<unknown>;
+  };
+  const cache = new Map<string, { stmt: BetterSqlite3.Statement; facade: Facade }>();
+  const state = { writes: 0 };
+  const facadeOf = (stmt: BetterSqlite3.Statement): Facade => {
+    const writes = !stmt.readonly;
+    return {
+      reader: stmt.reader,
+      get busy() {
+        return stmt.busy;
+      },
+      all(params) {
+        if (writes) state.writes++;
+        return stmt.all(params);
+      },
+      run(params) {
+        if (writes) state.writes++;
+        return stmt.run(params);
+      },
+      iterate: (params) => stmt.iterate(params),
+    };
+  };
+  const database = {
     close: () => native.close(),
-    prepare(sqlText: string) {
+    prepare(sqlText: string): Facade {
       const hit = cache.get(sqlText);
-      if (hit && !hit.busy) {
+      if (hit && !hit.stmt.busy) {
         cache.delete(sqlText);
         cache.set(sqlText, hit);
-        return hit;
+        return hit.facade;
       }
       const stmt = native.prepare(sqlText);
+      const entry = { stmt, facade: facadeOf(stmt) };
       if (!hit) {
-        cache.set(sqlText, stmt);
+        cache.set(sqlText, entry);
         if (cache.size > max) cache.delete(cache.keys().next().value as string);
       }
-      return stmt;
+      return entry.facade;
     },
   };
+  return { database, state };
 }
 
 async function openPostgres(url: string, opts: DatabaseOptions): Promise<Database> {
@@ -93,10 +130,16 @@ async function openPostgres(url: string, opts: DatabaseOptions): Promise<Databas
   return wrap(kysely, 'postgres', schema);
 }
 
-function wrap(kysely: Kysely<DB>, dialect: Dialect, pgSchema?: string): Database {
+function wrap(
+  kysely: Kysely<DB>,
+  dialect: Dialect,
+  pgSchema?: string,
+  generation: () => string | undefined = () => undefined,
+): Database {
   return {
     kysely,
     dialect,
+    generation,
     async migrate() {
       const migrator = new Migrator({
         db: kysely,

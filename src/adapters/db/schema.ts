@@ -3,9 +3,18 @@ import type { UsageTables } from '../../modules/usage/usage.tables.ts';
 import type { AssetsTables } from '../../modules/assets/assets.tables.ts';
 import type { BrandsTables } from '../../modules/brands/brands.tables.ts';
 import type { JobsTables } from '../../jobs/jobs.tables.ts';
+import type { ExtractionTables } from '../../modules/extraction/extraction.tables.ts';
+import type { BrandDnaTables } from '../../modules/brand-dna/brand-dna.tables.ts';
 
 /**
  * The whole relational schema as Kysely sees it: each feature module declares its own tables in
  * `<feature>.tables.ts` and they are joined here.
  */
-export interface DB extends AccessTables, UsageTables, AssetsTables, BrandsTables, JobsTables {}
+export interface DB
+  extends AccessTables,
+    UsageTables,
+    AssetsTables,
+    BrandsTables,
+    JobsTables,
+    ExtractionTables,
+    BrandDnaTables {}

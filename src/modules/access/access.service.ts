@@ -1,3 +1,4 @@
+import { noCache, type ReadCache } from '../../adapters/db/read-cache.ts';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { AtelierEnv } from '../../config.ts';
@@ -81,11 +82,13 @@ export interface AccessServiceDeps {
   repo: AccessRepo;
   clock: Clock;
   plans: Pick<PlanCatalog, 'get' | 'slugs'>;
+  /** Caches key lookups between writes (SQLite); every lookup reads the database when absent. */
+  cache?: ReadCache;
   env: AtelierEnv;
 }
 
 /** Organizations, users and API keys: the operator's side (CLI) and authentication (HTTP). */
-export function createAccessService({ repo, clock, plans, env }: AccessServiceDeps) {
+export function createAccessService({ repo, clock, plans, env, cache = noCache }: AccessServiceDeps) {
   const now = () => clock().toISOString();
 
   function checkPlan(slug: string) {
@@ -265,7 +268,7 @@ export function createAccessService({ repo, clock, plans, env }: AccessServiceDe
     async authenticate(token: string): Promise<Principal | null> {
       const parsed = parseToken(token);
       if (!parsed || parsed.env !== env) return null;
-      const found = await repo.lookupKey(parsed.keyId);
+      const found = await cache.get(`api-key:${parsed.keyId}`, () => repo.lookupKey(parsed.keyId));
       if (!found) return null;
       const { key, user, org } = found;
       // Hash comparison first and always, so the timing does not depend on the key's state.

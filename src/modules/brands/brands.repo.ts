@@ -1,5 +1,7 @@
 import { type Expression, sql } from 'kysely';
 import type { Database } from '../../adapters/db/database.ts';
+import { noCache, type ReadCache } from '../../adapters/db/read-cache.ts';
+import { compileOnce } from '../../adapters/db/compile-once.ts';
 import { affected } from '../../adapters/db/columns.ts';
 import type { BrandSort } from './brands.schemas.ts';
 import type { BrandsTable } from './brands.tables.ts';
@@ -42,7 +44,7 @@ const SORT_COLUMN: Record<BrandSort, 'b.name_key' | 'b.created_at'> = {
   '-createdAt': 'b.created_at',
 };
 
-export function createBrandsRepo(db: Database) {
+export function createBrandsRepo(db: Database, cache: ReadCache = noCache) {
   const k = db.kysely;
   // Text orders by code point on both databases (SQLite's BINARY; PostgreSQL's "C" collation).
   const byCodePoint = (column: string): Expression<string> =>
@@ -60,13 +62,16 @@ export function createBrandsRepo(db: Database) {
       .selectAll('b')
       .select('o.name as organization_name');
 
+  const findOne = compileOnce(db, (p) => records({ orgId: p(0) }).where('b.id', '=', p(1)));
+
   return {
     async insert(row: NewBrandRow): Promise<void> {
       await k.insertInto('brands').values(row).execute();
     },
 
+    /** Polled by id: served from the read cache until the next write (see read-cache.ts). */
     async find(orgId: string, id: string): Promise<BrandRecord | undefined> {
-      return records({ orgId }).where('b.id', '=', id).executeTakeFirst();
+      return cache.get(`brand:${orgId}:${id}`, () => findOne.run([orgId, id]) as Promise<BrandRecord | undefined>);
     },
 
     async count(f: BrandFilter): Promise<number> {

@@ -25,9 +25,11 @@ const etagHeader = { ETag: Type.String({ description: 'Strong entity tag of the 
 const cacheHeader = { 'Cache-Control': Type.String({ description: CACHE_CONTROL }) };
 
 /** POST/GET/PUT /brands (DELETE is console-only, see access/console.routes.ts). */
-export function brandsRoutes(deps: Pick<AppDeps, 'db' | 'clock' | 'config' | 'assetRefs'>): FastifyPluginAsync {
+export function brandsRoutes(
+  deps: Pick<AppDeps, 'db' | 'clock' | 'config' | 'assetRefs' | 'readCache'>,
+): FastifyPluginAsync {
   const service = createBrandsService({
-    repo: createBrandsRepo(deps.db),
+    repo: createBrandsRepo(deps.db, deps.readCache),
     clock: deps.clock,
     assetRefs: deps.assetRefs,
   });

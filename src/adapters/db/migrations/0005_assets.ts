@@ -32,7 +32,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('assets_brand_created_idx').on('assets').columns(['brand_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('assets_brand_created_idx')
+    .on('assets')
+    .columns(['brand_id', 'created_at', 'id'])
+    .execute();
   await db.schema.createIndex('assets_org_idx').on('assets').column('organization_id').execute();
 
   await db.schema

@@ -4,6 +4,8 @@ import * as m0002 from './0002_usage.ts';
 import * as m0003 from './0003_brands.ts';
 import * as m0004 from './0004_jobs.ts';
 import * as m0005 from './0005_assets.ts';
+import * as m0007 from './0007_extraction.ts';
+import * as m0008 from './0008_brand_dna.ts';
 
 /**
  * Every migration, in order. Names sort in the order they run; a released migration never changes.
@@ -15,4 +17,6 @@ export const migrations: Record<string, Migration> = {
   '0003_brands': m0003,
   '0004_jobs': m0004,
   '0005_assets': m0005,
+  '0007_extraction': m0007,
+  '0008_brand_dna': m0008,
 };
