@@ -15,8 +15,8 @@ import {
 } from './brands.schemas.ts';
 import { createBrandsRepo } from './brands.repo.ts';
 import { createBrandsService } from './brands.service.ts';
-import { ifNoneMatchHit } from './brands.etag.ts';
-import { pageLinks } from './brands.pagination.ts';
+import { ifNoneMatchHit } from '../../http/etag.ts';
+import { pageLinks } from '../../http/pagination.ts';
 
 /** Brand reads are per-user and change often: caches must revalidate (ETag) every time. */
 const CACHE_CONTROL = 'private, no-cache';

@@ -15,8 +15,8 @@ import {
   type Tone,
   type UpdateBrandInput,
 } from './brands.schemas.ts';
-import { etagOf, ifMatchSatisfied } from './brands.etag.ts';
-import { type PageInfo, pageInfo, pageOffset } from './brands.pagination.ts';
+import { etagOf, ifMatchSatisfied } from '../../http/etag.ts';
+import { type PageInfo, pageInfo, pageOffset } from '../../http/pagination.ts';
 
 /** The Brand representation, members in the spec's order; `logoAsset` omitted when there is none. */
 function toBrand(r: BrandRecord): Brand {

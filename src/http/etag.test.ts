@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { etagOf, ifMatchSatisfied, ifNoneMatchHit } from './brands.etag.ts';
+import { etagOf, ifMatchSatisfied, ifNoneMatchHit } from './etag.ts';
 
 describe('etagOf', () => {
   it('is a quoted strong tag that follows every visible change', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pageInfo, pageLinks, pageOffset } from './brands.pagination.ts';
+import { pageInfo, pageLinks, pageOffset } from './pagination.ts';
 
 const base = 'https://h.example/v1/brands';
 const links = (total: number, page: number, limit: number, params: Record<string, string | undefined> = {}) =>
