@@ -23,8 +23,36 @@ export interface Config {
   bodyLimit: number;
   /** Jobs run at once per queue in each worker process (ATELIER_WORKER_CONCURRENCY). */
   workerConcurrency: number;
+  /** Redis key prefix of the BullMQ queues (ATELIER_QUEUE_PREFIX); deployments sharing a Redis need one each. */
+  queuePrefix: string;
+  /** A crashed worker's jobs run again after about this long without its heartbeat (ATELIER_JOB_LEASE_SECONDS). */
+  jobLeaseMs: number;
   /** Object storage (src/adapters/storage): S3 when S3_BUCKET is set, else `<dataDir>/blobs`. */
   storage: StorageSettings;
+  /** A URL extraction still running this long after submit fails (ATELIER_EXTRACTION_TIMEOUT_SECONDS). */
+  extractionTimeoutSeconds: number;
+  /** Brand DNA text analysis by an OpenAI-compatible endpoint (LLM_*); unset → the local analyzer. */
+  llm: LlmSettings;
+}
+
+export interface LlmSettings {
+  /** LLM_BASE_URL: the API root, e.g. https://api.openai.com/v1 (`/chat/completions` is appended). */
+  baseUrl: string | undefined;
+  /** LLM_API_KEY: sent as a Bearer token; optional for local servers. */
+  apiKey: string | undefined;
+  /** LLM_MODEL: required with LLM_BASE_URL. */
+  model: string | undefined;
+}
+
+function llmSettings(env: Env): LlmSettings {
+  const baseUrl = url(env, 'LLM_BASE_URL', ['http:', 'https:']);
+  const model = str(env, 'LLM_MODEL');
+  const apiKey = str(env, 'LLM_API_KEY');
+  if (baseUrl && !model) throw new ConfigError('LLM_MODEL', 'is required when LLM_BASE_URL is set');
+  if (!baseUrl && (model || apiKey)) {
+    throw new ConfigError('LLM_BASE_URL', `is required when ${model ? 'LLM_MODEL' : 'LLM_API_KEY'} is set`);
+  }
+  return { baseUrl, apiKey, model };
 }
 
 export interface StorageSettings {
@@ -163,6 +191,14 @@ function storageSettings(env: Env): StorageSettings {
   };
 }
 
+function queuePrefix(env: Env): string {
+  const prefix = str(env, 'ATELIER_QUEUE_PREFIX') ?? 'atelier';
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(prefix)) {
+    throw new ConfigError('ATELIER_QUEUE_PREFIX', `expected 1..64 letters, digits, '.', '_' or '-', got "${prefix}"`);
+  }
+  return prefix;
+}
+
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = str(env, 'HOST') ?? '0.0.0.0';
@@ -192,6 +228,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     bodyLimit: int(env, 'ATELIER_BODY_LIMIT', 1_048_576, 1024, 104_857_600),
     workerConcurrency: int(env, 'ATELIER_WORKER_CONCURRENCY', 2, 1, 64),
+    queuePrefix: queuePrefix(env),
+    jobLeaseMs: int(env, 'ATELIER_JOB_LEASE_SECONDS', 30, 5, 3600) * 1000,
     storage: storageSettings(env),
+    extractionTimeoutSeconds: int(env, 'ATELIER_EXTRACTION_TIMEOUT_SECONDS', 600, 1, 86_400),
+    llm: llmSettings(env),
   };
 }

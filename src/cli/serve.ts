@@ -20,7 +20,7 @@ export async function serve(config: Config, opts: { workers: boolean }): Promise
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
   await app.listen({ port: config.port, host: config.host });
-  if (opts.workers) await deps.jobs.startWorkers();
+  if (opts.workers) await deps.startWorkers();
   const orgs = await deps.access.listOrganizations();
   const mode = config.databaseUrl ? 'scaled (PostgreSQL)' : `embedded (SQLite in ${config.dataDir})`;
   const lines = [

@@ -36,7 +36,7 @@ export async function worker(config: Config, argv: string[]): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
   try {
-    await deps.jobs.startWorkers(queues ? { queues } : {});
+    await deps.startWorkers(queues ? { queues } : {});
   } catch (err) {
     await deps.close();
     // A --queues entry without jobs is a usage error, not a crash.

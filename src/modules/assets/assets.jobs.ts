@@ -1,15 +1,16 @@
+import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Type } from 'typebox';
 import type { Clock } from '../../clock.ts';
-import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
+import { isStorageError, type ObjectStorage } from '../../adapters/storage/storage.port.ts';
 import { downloadToFile } from '../../adapters/storage/storage.ts';
 import { toJson } from '../../adapters/db/columns.ts';
-import { type FormatName, formatInfo, isMediaError } from '../../adapters/media/index.ts';
+import { type FormatName, formatInfo, isMediaError, sniffFile } from '../../adapters/media/index.ts';
 import { defineJob, type JobDefinition, type JobRef } from '../../jobs/types.ts';
 import type { AssetsRepo } from './assets.repo.ts';
-import { thumbnailKey } from './assets.keys.ts';
+import { thumbnailKey, uploadKey } from './assets.keys.ts';
 import { analyzeFile } from './assets.processing.ts';
 
 const ProcessPayload = Type.Object({ assetId: Type.String({ format: 'uuid' }) });
@@ -26,10 +27,13 @@ export interface AssetJobsDeps {
 }
 
 /**
- * Media processing: download the original to a temp file, analyze it for its sniffed format,
- * store a thumbnail, and move the asset to `complete` (or `failed` with the reason when the file
- * itself is bad). Idempotent: an asset that is no longer `uploaded`/`processing` is left alone,
- * and the thumbnail key is fixed per asset.
+ * Media processing: copy the bytes to a temp file, analyze them for their sniffed format, store a
+ * thumbnail, and move the asset to `complete` (or `failed` with the reason when the file itself is
+ * bad). An upload is read from its upload key, checked again against what confirm-upload sniffed,
+ * and written to the original's key from the very bytes analyzed (a PUT to the upload link after
+ * confirm cannot change the asset). Idempotent: an asset that is no longer `uploaded`/`processing`
+ * is left alone, a rerun reads the original once it is in place, and the thumbnail key is fixed
+ * per asset.
  */
 export function assetJobs(deps: AssetJobsDeps): JobDefinition[] {
   const now = () => deps.clock().toISOString();
@@ -52,18 +56,52 @@ export function assetJobs(deps: AssetJobsDeps): JobDefinition[] {
       if (asset.status === 'uploaded') await deps.repo.markProcessing(assetId, now());
       const format = asset.detected_format as FormatName | null;
       if (!format) return void (await fail(assetId, 'PROCESSING_FAILED', 'The file format was never detected'));
+      const info = formatInfo(format);
+      const fromUpload = asset.origin === 'upload';
+      // An upload is read from its upload key until processing has put the whole original in place
+      // (the size check also covers stores where an interrupted PUT leaves a partial object).
+      const staged = fromUpload && (await deps.storage.head(asset.storage_key))?.size !== Number(asset.file_size);
+      const source = staged ? uploadKey(asset.organization_id, assetId) : asset.storage_key;
       const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'atelier-asset-'));
+      // The upload object is not needed once the original is in place or the asset failed (the
+      // scheduled cleanup removes it again after its link expired); a retry still needs it.
+      const dropUpload = async () => {
+        if (!fromUpload) return;
+        await deps.storage
+          .delete(uploadKey(asset.organization_id, assetId))
+          .catch((err: unknown) => ctx.log.warn({ assetId, err }, 'could not remove the upload object'));
+      };
+      const end = async (code: string, message: string) => {
+        await fail(assetId, code, message);
+        await dropUpload();
+      };
       try {
-        const file = path.join(dir, `original.${formatInfo(format).extensions[0] ?? 'bin'}`);
-        await downloadToFile(deps.storage, asset.storage_key, file);
+        const file = path.join(dir, `original.${info.extensions[0] ?? 'bin'}`);
+        let size: number;
+        try {
+          size = await downloadToFile(deps.storage, source, file);
+        } catch (err) {
+          if (!isStorageError(err, 'NOT_FOUND')) throw err;
+          return void (await end('FILE_MISSING', 'The uploaded file is no longer in storage; upload it again'));
+        }
         ctx.signal.throwIfAborted();
+        if (staged && (size !== Number(asset.file_size) || (await sniffFile(file)).format !== format)) {
+          return void (await end('FILE_CHANGED', 'The file was replaced after confirm-upload; upload it again'));
+        }
         let result: Awaited<ReturnType<typeof analyzeFile>>;
         try {
           result = await analyzeFile(file, format);
         } catch (err) {
-          if (isMediaError(err)) return void (await fail(assetId, `MEDIA_${err.code}`, err.message));
+          if (isMediaError(err)) return void (await end(`MEDIA_${err.code}`, err.message));
           throw err;
         }
+        if (staged) {
+          await deps.storage.put(asset.storage_key, createReadStream(file), {
+            contentType: info.mime,
+            contentLength: size,
+          });
+        }
+        await dropUpload();
         let thumbKey: string | null = null;
         if (result.thumbnail?.buffer) {
           thumbKey = thumbnailKey(asset.organization_id, assetId, result.thumbnail.format);
@@ -93,7 +131,11 @@ export function assetJobs(deps: AssetJobsDeps): JobDefinition[] {
     async onFailed({ assetId }, error, ctx) {
       // The cause (storage, disk) is for the operator's log, not the client.
       ctx.log.error({ assetId, err: error.message }, 'asset processing failed after retries');
-      await fail(assetId, 'PROCESSING_FAILED', 'Processing failed after several attempts; try uploading the file again');
+      await fail(
+        assetId,
+        'PROCESSING_FAILED',
+        'Processing failed after several attempts; try uploading the file again',
+      );
     },
   });
 

@@ -10,7 +10,13 @@ const CLEANUP_EVERY_MS = 5 * 60_000;
 /** Wires the assets feature: its service, its jobs and its schedules. */
 export function createAssetsModule(deps: Pick<AppDeps, 'db' | 'storage' | 'jobs' | 'clock' | 'config'>) {
   const repo = createAssetsRepo(deps.db);
-  const service = createAssetsService({ repo, storage: deps.storage, jobs: deps.jobs, clock: deps.clock, config: deps.config });
+  const service = createAssetsService({
+    repo,
+    storage: deps.storage,
+    jobs: deps.jobs,
+    clock: deps.clock,
+    config: deps.config,
+  });
   const jobs: JobDefinition[] = assetJobs({
     repo,
     storage: deps.storage,

@@ -1,4 +1,5 @@
 import { fromJson } from '../../adapters/db/columns.ts';
+import { type FormatName, formatInfo } from '../../adapters/media/index.ts';
 import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
 import type { AssetRow } from './assets.repo.ts';
 import type { Asset } from './assets.schemas.ts';
@@ -15,8 +16,12 @@ export interface AssetExtra {
   text?: string;
 }
 
-/** Statuses in which the original bytes are known to be in storage. */
-const HAS_BYTES = new Set(['uploaded', 'processing', 'complete']);
+/**
+ * Whether the original's key holds the bytes: always once complete; while waiting for processing
+ * only for assets made from stored bytes (uploads are copied there by processing).
+ */
+const hasOriginal = (row: AssetRow) =>
+  row.status === 'complete' || (row.origin !== 'upload' && (row.status === 'uploaded' || row.status === 'processing'));
 
 /**
  * The Asset body for a row: absent values omitted, `url`/`thumbnailUrl` fresh signed links on
@@ -58,11 +63,11 @@ export async function presentAsset(row: AssetRow, storage: ObjectStorage, linkTt
   if (row.category_id) asset.categoryId = row.category_id;
   if (row.error_code) asset.errorCode = row.error_code;
   if (row.error_message) asset.errorMessage = row.error_message;
-  if (HAS_BYTES.has(row.status)) {
+  if (hasOriginal(row)) {
     asset.url = await storage.createDownloadLink(row.storage_key, {
       expiresInSeconds: linkTtlSeconds,
       fileName: row.file_name,
-      contentType: row.file_type === 'image' ? 'application/octet-stream' : row.file_type,
+      contentType: row.detected_format ? formatInfo(row.detected_format as FormatName).mime : row.file_type,
     });
   }
   if (row.thumbnail_key) {

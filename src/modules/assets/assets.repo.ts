@@ -13,7 +13,11 @@ type Exec = Kysely<DB> | Transaction<DB>;
 async function writeTags(x: Exec, assetId: string, kind: 'user' | 'auto', tags: string[]) {
   await x.deleteFrom('asset_tags').where('asset_id', '=', assetId).where('kind', '=', kind).execute();
   const unique = [...new Set(tags)];
-  if (unique.length) await x.insertInto('asset_tags').values(unique.map((tag) => ({ asset_id: assetId, tag, kind }))).execute();
+  if (unique.length)
+    await x
+      .insertInto('asset_tags')
+      .values(unique.map((tag) => ({ asset_id: assetId, tag, kind })))
+      .execute();
 }
 
 export function createAssetsRepo(db: Database) {
@@ -44,7 +48,12 @@ export function createAssetsRepo(db: Database) {
       });
     },
     async getAsset(orgId: string, id: string) {
-      return k.selectFrom('assets').selectAll().where('id', '=', id).where('organization_id', '=', orgId).executeTakeFirst();
+      return k
+        .selectFrom('assets')
+        .selectAll()
+        .where('id', '=', id)
+        .where('organization_id', '=', orgId)
+        .executeTakeFirst();
     },
     /** Unscoped read for job handlers, which receive ids the API already checked. */
     async getAssetById(id: string) {
@@ -114,7 +123,10 @@ export function createAssetsRepo(db: Database) {
             quality_status: 'canceled',
             updated_at: now,
             ...(status === 'expired'
-              ? { error_code: 'UPLOAD_EXPIRED', error_message: 'The upload was never confirmed before its link expired' }
+              ? {
+                  error_code: 'UPLOAD_EXPIRED',
+                  error_message: 'The upload was never confirmed before its link expired',
+                }
               : {}),
           })
           .where('id', '=', assetId)
@@ -164,7 +176,8 @@ export function createAssetsRepo(db: Database) {
             .where('status', 'in', ['uploaded', 'processing'])
             .executeTakeFirst(),
         );
-        if (n && patch.auto_tags !== undefined) await writeTags(trx, assetId, 'auto', fromJson<string[]>(patch.auto_tags, []));
+        if (n && patch.auto_tags !== undefined)
+          await writeTags(trx, assetId, 'auto', fromJson<string[]>(patch.auto_tags, []));
         return n > 0;
       });
     },
@@ -212,7 +225,11 @@ export function createAssetsRepo(db: Database) {
         .execute();
     },
     async list(orgId: string, brandId: string, q: ListAssetsQuery) {
-      let query = k.selectFrom('assets').selectAll().where('organization_id', '=', orgId).where('brand_id', '=', brandId);
+      let query = k
+        .selectFrom('assets')
+        .selectAll()
+        .where('organization_id', '=', orgId)
+        .where('brand_id', '=', brandId);
       if (q.type) query = query.where('type', '=', q.type);
       if (q.status) query = query.where('status', '=', q.status);
       for (const tag of q.tags ?? []) {

@@ -2,13 +2,14 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps } from '../../app.ts';
 import { principalOf } from '../../http/auth.ts';
-import { errorResponses } from '../../http/errors.ts';
+import { errorResponses, fieldError } from '../../http/errors.ts';
 import {
   AssetIdParams,
   AssetListResponse,
   AssetSchema,
   BrandIdParams,
   CancelUploadResponse,
+  MAX_TAG_FILTERS,
   ConfirmUploadBody,
   InitiateUploadBody,
   InitiateUploadResponse,
@@ -98,7 +99,15 @@ export function assetsRoutes(deps: Pick<AppDeps, 'config'> & { assets: AssetsSer
       },
       async (request) => {
         const q = request.query;
-        const tagList = q.tags?.flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean);
+        const tagList = q.tags
+          ?.flatMap((t) => t.split(','))
+          .map((t) => t.trim())
+          .filter(Boolean);
+        if (tagList && tagList.length > MAX_TAG_FILTERS) {
+          throw fieldError('query.tags', `must NOT have more than ${MAX_TAG_FILTERS} tags`);
+        }
+        if (tagList?.some((t) => t.length > 100))
+          throw fieldError('query.tags', 'must NOT have a tag over 100 characters');
         return service.list(principalOf(request), request.params.brandId, {
           ...q,
           ...(tagList ? { tags: tagList } : {}),

@@ -1,4 +1,6 @@
 import { Type, type Static } from 'typebox';
+import { MAX_UPLOAD_BYTES } from '../../adapters/media/index.ts';
+import { StringEnum, Uuid } from '../../http/schemas.ts';
 
 export const ASSET_TYPES = [
   'image',
@@ -17,16 +19,13 @@ export type AssetType = (typeof ASSET_TYPES)[number];
 export const ASSET_STATUSES = ['uploading', 'uploaded', 'processing', 'complete', 'failed', 'canceled'] as const;
 export type AssetStatus = (typeof ASSET_STATUSES)[number];
 
-/** Largest upload the spec allows: 500 MB. */
-export const MAX_UPLOAD_BYTES = 524_288_000;
 /** Files per initiate-upload call (the spec does not bound it). */
 export const MAX_FILES_PER_UPLOAD = 20;
+/** Tags one list request may filter by (repeated or comma-separated), each at most 100 characters. */
+export const MAX_TAG_FILTERS = 20;
 
-const Uuid = Type.String({ format: 'uuid' });
-
-/** A string enum (one `enum` keyword in JSON Schema and OpenAPI), typed as the union of its values. */
-export const StringEnum = <T extends readonly string[]>(values: T, o: { default?: T[number]; description?: string } = {}) =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...o });
+/** Re-exported for modules that took it from here before it moved to src/http/schemas.ts. */
+export { StringEnum };
 
 export const AssetRef = Type.Object(
   { assetId: Uuid, assetType: Type.String({ description: 'Asset type, e.g. image' }) },
@@ -87,7 +86,10 @@ const FileSpec = Type.Object(
     isLogo: Type.Optional(Type.Boolean()),
     dimension: Type.Optional(
       Type.Object(
-        { width: Type.Integer({ minimum: 1, maximum: 100_000 }), height: Type.Integer({ minimum: 1, maximum: 100_000 }) },
+        {
+          width: Type.Integer({ minimum: 1, maximum: 100_000 }),
+          height: Type.Integer({ minimum: 1, maximum: 100_000 }),
+        },
         { additionalProperties: false },
       ),
     ),
@@ -128,17 +130,15 @@ export const CancelUploadResponse = Type.Object({ success: Type.Boolean(), messa
 
 export const ASSET_SORTS = ['createdAt', '-createdAt', 'fileName', '-fileName'] as const;
 
-export const ListAssetsQuery = Type.Object(
-  {
-    type: Type.Optional(StringEnum(ASSET_TYPES)),
-    status: Type.Optional(StringEnum(ASSET_STATUSES)),
-    tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 20 })),
-    campaignId: Type.Optional(Uuid),
-    page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-    sort: StringEnum(ASSET_SORTS, { default: '-createdAt' }),
-  },
-);
+export const ListAssetsQuery = Type.Object({
+  type: Type.Optional(StringEnum(ASSET_TYPES)),
+  status: Type.Optional(StringEnum(ASSET_STATUSES)),
+  tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2100 }), { maxItems: MAX_TAG_FILTERS })),
+  campaignId: Type.Optional(Uuid),
+  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  sort: StringEnum(ASSET_SORTS, { default: '-createdAt' }),
+});
 export type ListAssetsQuery = Static<typeof ListAssetsQuery>;
 
 export const AssetListResponse = Type.Object({

@@ -20,7 +20,7 @@ import type { Principal } from '../access/access.service.ts';
 import type { JobSystem } from '../../jobs/types.ts';
 import type { AssetRow, AssetsRepo, UploadRow } from './assets.repo.ts';
 import type { Asset, AssetType, InitiateUploadBody, ListAssetsQuery } from './assets.schemas.ts';
-import { originalKey, sanitizeFileName } from './assets.keys.ts';
+import { originalKey, sanitizeFileName, uploadKey } from './assets.keys.ts';
 import { presentAsset } from './assets.presenter.ts';
 import { processAssetJob } from './assets.jobs.ts';
 
@@ -33,6 +33,8 @@ export interface AssetsServiceDeps {
 }
 
 const DEFAULT_CATEGORY = { id: 'general', name: 'General' };
+/** Assets waiting this long for processing get their job enqueued again (a no-op while it exists). */
+const REQUEUE_AFTER_MS = 2 * 60_000;
 
 /** Defaults of every asset row; creators fill in the rest. */
 const blankAsset = {
@@ -58,6 +60,9 @@ const blankAsset = {
 export function createAssetsService({ repo, storage, jobs, clock, config }: AssetsServiceDeps) {
   const now = () => clock().toISOString();
   const present = (row: AssetRow) => presentAsset(row, storage, config.storage.downloadLinkTtlSeconds);
+  /** Queues processing; the job id is the asset's, so enqueueing again while the job is known does nothing. */
+  const enqueueProcessing = (assetId: string) =>
+    jobs.enqueue(processAssetJob, { assetId }, { jobId: `assets.process.${assetId}` });
 
   async function mustBrand(p: Principal, brandId: string) {
     if (!(await repo.brandInOrg(p.org.id, brandId))) throw notFound(`Brand ${brandId} not found`, 'BRAND_NOT_FOUND');
@@ -80,7 +85,8 @@ export function createAssetsService({ repo, storage, jobs, clock, config }: Asse
 
   return {
     async initiateUpload(p: Principal, body: InitiateUploadBody) {
-      await mustBrand(p, body.brandId);
+      const brandId = body.brandId.toLowerCase();
+      await mustBrand(p, brandId);
       const t = now();
       const items = body.files.map((f, i) => {
         const declared = classifyDeclared(f.fileName, f.fileType);
@@ -90,23 +96,29 @@ export function createAssetsService({ repo, storage, jobs, clock, config }: Asse
             reason: declared.reason,
           });
         }
+        if (f.isLogo && declared.assetType !== 'image') {
+          const message = `marks a logo, which must be an image (JPEG, PNG, GIF or TIFF), not a ${declared.assetType}`;
+          throw badRequest(`body.files.${i}.isLogo ${message}`, {
+            fields: [{ field: `body.files.${i}.isLogo`, message }],
+          });
+        }
         const assetId = randomUUID();
         const uploadId = randomUUID();
-        const key = originalKey(p.org.id, assetId);
+        const key = uploadKey(p.org.id, assetId);
         const type = f.isLogo ? 'logo' : declared.assetType;
         const asset: AssetRow = {
           ...blankAsset,
           id: assetId,
           organization_id: p.org.id,
-          brand_id: body.brandId,
-          category_id: body.categoryId ?? null,
+          brand_id: brandId,
+          category_id: body.categoryId?.toLowerCase() ?? null,
           type,
           status: 'uploading',
           origin: 'upload',
           file_name: sanitizeFileName(f.fileName),
           file_type: declared.mimeType,
           file_size: f.fileSize,
-          storage_key: key,
+          storage_key: originalKey(p.org.id, assetId),
           width: f.dimension?.width ?? null,
           height: f.dimension?.height ?? null,
           duration: f.duration ?? null,
@@ -154,13 +166,23 @@ export function createAssetsService({ repo, storage, jobs, clock, config }: Asse
     },
 
     async confirmUpload(p: Principal, body: { uploadId: string; categoryId?: string | undefined }): Promise<Asset> {
-      const upload = await repo.getUpload(p.org.id, body.uploadId);
-      if (!upload) throw notFound(`Upload ${body.uploadId} not found`, 'UPLOAD_NOT_FOUND');
+      const uploadId = body.uploadId.toLowerCase();
+      const upload = await repo.getUpload(p.org.id, uploadId);
+      if (!upload) throw notFound(`Upload ${uploadId} not found`, 'UPLOAD_NOT_FOUND');
       const asset = await repo.getAsset(p.org.id, upload.asset_id);
-      if (!asset) throw notFound(`Upload ${body.uploadId} not found`, 'UPLOAD_NOT_FOUND');
-      if (upload.status === 'confirmed') return present(asset); // idempotent
+      if (!asset) throw notFound(`Upload ${uploadId} not found`, 'UPLOAD_NOT_FOUND');
+      if (upload.status === 'confirmed') {
+        // Idempotent. Enqueueing again is a no-op while the job exists, and heals a confirm that
+        // committed but died before it could enqueue.
+        if (asset.status === 'uploaded' || asset.status === 'processing') await enqueueProcessing(asset.id);
+        return present(asset);
+      }
       if (upload.status !== 'pending') {
-        throw badRequest(`Upload ${body.uploadId} was ${upload.status}; start a new upload`, { uploadStatus: upload.status }, 'UPLOAD_NOT_PENDING');
+        throw badRequest(
+          `Upload ${uploadId} was ${upload.status}; start a new upload`,
+          { uploadStatus: upload.status },
+          'UPLOAD_NOT_PENDING',
+        );
       }
       const info = await storage.head(upload.storage_key);
       const linkValid = upload.expires_at > now();
@@ -174,10 +196,12 @@ export function createAssetsService({ repo, storage, jobs, clock, config }: Asse
         );
       }
       if (info.size !== Number(upload.declared_size)) {
-        throw badRequest(
-          `The uploaded file has ${info.size} bytes but ${upload.declared_size} were declared`,
-          { reason: 'size_mismatch', declaredSize: Number(upload.declared_size), uploadedSize: info.size, retryable: linkValid },
-        );
+        throw badRequest(`The uploaded file has ${info.size} bytes but ${upload.declared_size} were declared`, {
+          reason: 'size_mismatch',
+          declaredSize: Number(upload.declared_size),
+          uploadedSize: info.size,
+          retryable: linkValid,
+        });
       }
       const check = checkDeclaredAgainstDetected(upload.declared_type, await sniffStored(upload.storage_key));
       if (!check.ok) throw badRequest(check.message, { ...check.details });
@@ -186,38 +210,52 @@ export function createAssetsService({ repo, storage, jobs, clock, config }: Asse
         asset.id,
         {
           file_size: info.size,
+          file_type: check.mimeType,
           detected_format: check.format,
-          ...(body.categoryId !== undefined ? { category_id: body.categoryId } : {}),
+          ...(body.categoryId !== undefined ? { category_id: body.categoryId.toLowerCase() } : {}),
         },
         now(),
       );
-      if (won) await jobs.enqueue(processAssetJob, { assetId: asset.id }, { jobId: `assets.process.${asset.id}` });
+      if (won) await enqueueProcessing(asset.id);
       const fresh = await repo.getAsset(p.org.id, asset.id);
       return present(fresh ?? asset);
     },
 
-    async cancelUpload(p: Principal, uploadId: string) {
+    async cancelUpload(p: Principal, id: string) {
+      const uploadId = id.toLowerCase();
       const upload = await repo.getUpload(p.org.id, uploadId);
       if (!upload) throw notFound(`Upload ${uploadId} not found`, 'UPLOAD_NOT_FOUND');
       if (upload.status === 'canceled') return { success: true, message: 'The upload was already canceled' };
+      if (upload.status === 'expired') {
+        return {
+          success: true,
+          message: 'The upload link had expired; the upload was already canceled and cleaned up',
+        };
+      }
       if (upload.status !== 'pending') {
         return { success: false, message: `The upload is ${upload.status} and can no longer be canceled` };
       }
       const ended = await repo.endUpload(upload.id, upload.asset_id, 'canceled', now());
-      if (!ended) return { success: false, message: 'The upload was confirmed meanwhile and can no longer be canceled' };
+      if (!ended)
+        return { success: false, message: 'The upload was confirmed meanwhile and can no longer be canceled' };
       await storage.delete(upload.storage_key);
       return { success: true, message: 'The upload was canceled and its temporary data removed' };
     },
 
-    async get(p: Principal, assetId: string): Promise<Asset> {
+    async get(p: Principal, id: string): Promise<Asset> {
+      const assetId = id.toLowerCase();
       const row = await repo.getAsset(p.org.id, assetId);
       if (!row) throw notFound(`Asset ${assetId} not found`, 'ASSET_NOT_FOUND');
       return present(row);
     },
 
-    async list(p: Principal, brandId: string, q: ListAssetsQuery) {
+    async list(p: Principal, id: string, q: ListAssetsQuery) {
+      const brandId = id.toLowerCase();
       await mustBrand(p, brandId);
-      const rows = await repo.list(p.org.id, brandId, q);
+      const rows = await repo.list(p.org.id, brandId, {
+        ...q,
+        ...(q.campaignId ? { campaignId: q.campaignId.toLowerCase() } : {}),
+      });
       const groups = new Map<string, { id: string; name: string; assets: Asset[] }>();
       for (const row of rows) {
         const id = row.category_id ?? DEFAULT_CATEGORY.id;
@@ -252,7 +290,10 @@ export function createAssetsService({ repo, storage, jobs, clock, config }: Asse
       const info = formatInfo(input.format);
       const assetId = randomUUID();
       const key = originalKey(input.orgId, assetId);
-      await storage.put(key, await storage.getStream(input.sourceKey), { contentType: info.mime, contentLength: input.size });
+      await storage.put(key, await storage.getStream(input.sourceKey), {
+        contentType: info.mime,
+        contentLength: input.size,
+      });
       const t = now();
       const row: AssetRow = {
         ...blankAsset,
@@ -273,16 +314,31 @@ export function createAssetsService({ repo, storage, jobs, clock, config }: Asse
         updated_at: t,
       };
       await repo.insertAsset(row);
-      await jobs.enqueue(processAssetJob, { assetId }, { jobId: `assets.process.${assetId}` });
+      await enqueueProcessing(assetId);
       return present(row);
     },
 
-    /** Scheduled: uploads never confirmed are removed once their link expired (plus a grace minute). */
+    /**
+     * Scheduled upkeep: (1) uploads never confirmed become `canceled` (UPLOAD_EXPIRED) once their
+     * link expired (plus a grace minute) and their bytes are removed; (2) once the link of a
+     * canceled or confirmed upload has expired, its upload object is removed once more, since the
+     * link could still be used until then; (3) assets waiting for processing for a while get their
+     * job enqueued again, which does nothing while the job exists and recovers a confirm that
+     * died between its commit and its enqueue. Returns how many uploads expired.
+     */
     async cleanupExpiredUploads(limit = 200) {
-      const cutoff = new Date(clock().getTime() - 60_000).toISOString();
+      const nowMs = clock().getTime();
+      const cutoff = new Date(nowMs - 60_000).toISOString();
       const stale = await repo.pendingUploadsExpiredBefore(cutoff, limit);
       for (const u of stale) {
         if (await repo.endUpload(u.id, u.asset_id, 'expired', now())) await storage.delete(u.storage_key);
+      }
+      for (const u of await repo.uploadsToSweep(cutoff, limit)) {
+        await storage.delete(u.storage_key);
+        await repo.markSwept(u.id, now());
+      }
+      for (const a of await repo.waitingSince(new Date(nowMs - REQUEUE_AFTER_MS).toISOString(), limit)) {
+        await enqueueProcessing(a.id);
       }
       return stale.length;
     },
