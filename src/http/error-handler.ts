@@ -36,12 +36,12 @@ const STATUS_CODES: Record<number, string> = {
   431: 'HEADERS_TOO_LARGE',
 };
 
-export interface ErrorPayload {
+interface ErrorPayload {
   requestId: string;
   error: { code: string; message: string; details?: Record<string, unknown> };
 }
 
-export function sendError(
+function sendError(
   reply: FastifyReply,
   request: FastifyRequest,
   status: number,

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import type { AppDeps } from '../app.ts';
-import { errorResponses } from './errors.ts';
-import { sendError } from './error-handler.ts';
+import { errorResponses, serviceUnavailable } from './errors.ts';
 
 const Health = Type.Object({ status: Type.String() });
 
@@ -16,13 +15,13 @@ export function opsRoutes(deps: Pick<AppDeps, 'db' | 'metrics'>): FastifyPluginA
     app.get(
       '/readyz',
       { ...common, schema: { hide: true, response: { 200: Health, ...errorResponses(503) } } },
-      async (req, reply) => {
+      async () => {
         try {
           await deps.db.ping();
-          return { status: 'ready' };
         } catch {
-          return sendError(reply, req, 503, 'SERVICE_UNAVAILABLE', 'Database unavailable');
+          throw serviceUnavailable('Database unavailable');
         }
+        return { status: 'ready' };
       },
     );
     app.get('/metrics', common, async (_req, reply) => {

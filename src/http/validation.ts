@@ -5,9 +5,9 @@ import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 /**
  * Request validation. Bodies are validated strictly (a string is never coerced to a number, an
  * unknown member is an error that names it); query strings, params and headers coerce, since
- * everything in a URL is text.
+ * everything in a URL is text. Job payloads are validated like bodies (jobs/registry.ts).
  */
-function makeAjv(coerce: boolean): Ajv {
+export function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
     coerceTypes: coerce ? 'array' : false,
     useDefaults: true,
@@ -70,7 +70,7 @@ export function installJsonParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (typeof body === "string" && body.trim() === "") return done(null, undefined);
+    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
     return parse(request, body as string, done);
   });
 }

@@ -1,14 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { DelayedError, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import {
   callOnFailed,
-  checkDelay,
-  checkId,
-  checkSchedule,
   createJobRegistry,
+  driverSettings,
   errorOf,
-  noopLogger,
   type Registered,
   runAttempt,
   within,
@@ -42,12 +38,8 @@ const STALLED_TOO_OFTEN = 'job stalled more than allowable limit';
 
 export function createBullmqJobSystem(o: BullmqJobSystemOptions): JobSystem {
   const registry = createJobRegistry();
-  const log = o.logger ?? noopLogger;
+  const { log, leaseMs, graceMs, retention, concurrency } = driverSettings(o);
   const prefix = o.prefix ?? 'atelier';
-  const leaseMs = o.leaseMs ?? 30_000;
-  const graceMs = o.stopGraceMs ?? 10_000;
-  const retention = o.retention ?? { completedMs: 86_400_000, failedMs: 7 * 86_400_000 };
-  const concurrency = (queue: string) => o.queueConcurrency?.[queue] ?? o.concurrency ?? 2;
 
   // Producers fail fast when Redis is down (the create call errors instead of hanging); workers wait.
   const producer = new Redis(o.redisUrl, { maxRetriesPerRequest: 2 });
@@ -132,25 +124,19 @@ export function createBullmqJobSystem(o: BullmqJobSystemOptions): JobSystem {
   return {
     driver: 'bullmq',
     register(...defs) {
-      if (started) throw new JobDefinitionError('register every job before starting the workers');
       registry.register(defs);
     },
     async enqueue(job: string | JobRef, payload: unknown, opts: EnqueueOptions = {}) {
-      const { def, data } = registry.prepare(job, payload, opts.jobId);
-      const delay = checkDelay(opts.delayMs);
+      const { def, data, id, delay } = registry.prepareEnqueue(job, payload, opts);
       const added = await queue(def.queue).add(def.name, data, {
         ...jobOptions(def),
-        jobId: opts.jobId ?? randomUUID(),
+        jobId: id,
         ...(delay > 0 ? { delay } : {}),
       });
       return added.id ?? '';
     },
     async schedule(name, payload, opts) {
-      const def = registry.require(name);
-      checkSchedule(opts.everyMs);
-      const key = opts.key ?? name;
-      checkId('schedule key', key);
-      const data = registry.payload(def, payload);
+      const { def, key, data } = registry.prepareSchedule(name, payload, opts);
       await queue(def.queue).upsertJobScheduler(key, { every: opts.everyMs }, { name, data, opts: jobOptions(def) });
     },
     async startWorkers(opts = {}) {
@@ -158,6 +144,7 @@ export function createBullmqJobSystem(o: BullmqJobSystemOptions): JobSystem {
         throw new JobDefinitionError('workers were already started on this job system (or it stopped)');
       const names = registry.queuesToStart(opts.queues);
       started = true;
+      registry.seal();
       consumer = new Redis(o.redisUrl, { maxRetriesPerRequest: null });
       consumer.on('error', (err) => log.warn({ err }, 'redis (job worker) error'));
       for (const name of names) {

@@ -18,7 +18,7 @@ export type DriverKind = 'local-sqlite' | 'local-postgres' | 'bullmq';
 
 export type InstanceOptions = Omit<LocalJobSystemOptions, 'db'>;
 
-export const FAST: InstanceOptions = {
+const FAST: InstanceOptions = {
   leaseMs: 300,
   pollMs: 50,
   stopGraceMs: 2000,

@@ -6,12 +6,9 @@ import type { JobsTable } from './jobs.tables.ts';
 import {
   backoffDelay,
   callOnFailed,
-  checkDelay,
-  checkId,
-  checkSchedule,
   createJobRegistry,
+  driverSettings,
   errorOf,
-  noopLogger,
   type Registered,
   runAttempt,
   within,
@@ -58,13 +55,9 @@ const describe = (err: Error): string => `${err.name}: ${err.message}`.slice(0, 
 export function createLocalJobSystem(o: LocalJobSystemOptions): JobSystem {
   const db = o.db.kysely;
   const registry = createJobRegistry();
-  const log = o.logger ?? noopLogger;
+  const { log, leaseMs, graceMs, retention, concurrency } = driverSettings(o);
   const workerId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const leaseMs = o.leaseMs ?? 30_000;
   const pollMs = o.pollMs ?? 1000;
-  const graceMs = o.stopGraceMs ?? 10_000;
-  const retention = o.retention ?? { completedMs: 86_400_000, failedMs: 7 * 86_400_000 };
-  const concurrency = (queue: string) => o.queueConcurrency?.[queue] ?? o.concurrency ?? 2;
 
   let queues: string[] = [];
   let started = false;
@@ -283,13 +276,10 @@ export function createLocalJobSystem(o: LocalJobSystemOptions): JobSystem {
   return {
     driver: 'local',
     register(...defs) {
-      if (started) throw new JobDefinitionError('register every job before starting the workers');
       registry.register(defs);
     },
     async enqueue(job: string | JobRef, payload: unknown, opts: EnqueueOptions = {}) {
-      const { def, data } = registry.prepare(job, payload, opts.jobId);
-      const delay = checkDelay(opts.delayMs);
-      const id = opts.jobId ?? randomUUID();
+      const { def, data, id, delay } = registry.prepareEnqueue(job, payload, opts);
       const runAt = Date.now() + delay;
       await insert(def, id, data, runAt);
       if (queues.includes(def.queue)) {
@@ -299,11 +289,8 @@ export function createLocalJobSystem(o: LocalJobSystemOptions): JobSystem {
       return id;
     },
     async schedule(name, payload, opts) {
-      const def = registry.require(name);
-      checkSchedule(opts.everyMs);
-      const key = opts.key ?? name;
-      checkId('schedule key', key);
-      ticker.set({ key, name, payload: registry.payload(def, payload), everyMs: opts.everyMs });
+      const { key, data } = registry.prepareSchedule(name, payload, opts);
+      ticker.set({ key, name, payload: data, everyMs: opts.everyMs });
       wake();
     },
     async startWorkers(opts = {}) {
@@ -311,6 +298,7 @@ export function createLocalJobSystem(o: LocalJobSystemOptions): JobSystem {
         throw new JobDefinitionError('workers were already started on this job system (or it stopped)');
       queues = registry.queuesToStart(opts.queues);
       started = true;
+      registry.seal();
       const orphans = await db
         .selectFrom('jobs')
         .select('name')

@@ -1,14 +1,17 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
-import { describeValidation } from '../http/validation.ts';
+import { randomUUID } from 'node:crypto';
+import type { ValidateFunction } from 'ajv';
+import { describeValidation, makeAjv } from '../http/validation.ts';
 import {
+  type EnqueueOptions,
   type JobContext,
   type JobDefinition,
   JobDefinitionError,
   type JobLogger,
   JobPayloadError,
   type JobRef,
+  type JobSystemOptions,
   JobTimeoutError,
+  type ScheduleOptions,
   UnknownJobError,
 } from './types.ts';
 
@@ -28,7 +31,10 @@ export interface Registered extends Required<Omit<JobDefinition, 'onFailed'>>, P
 }
 
 export interface JobRegistry {
+  /** Adds definitions; JobDefinitionError once sealed. */
   register(defs: JobDefinition[]): void;
+  /** Ends registration: the drivers seal the registry when their workers start. */
+  seal(): void;
   /** The definition, or UnknownJobError. */
   require(name: string): Registered;
   find(name: string): Registered | undefined;
@@ -41,17 +47,31 @@ export interface JobRegistry {
   queuesToStart(requested: string[] | undefined): string[];
   /** JSON round-trip then schema check; what passes is exactly what the handler will receive. */
   payload(def: Registered, value: unknown): unknown;
-  /** Resolves a name or reference and validates an enqueue call's arguments. */
-  prepare(job: string | JobRef, payload: unknown, jobId: string | undefined): { def: Registered; data: unknown };
+  /**
+   * Resolves a name or reference and validates an enqueue call's arguments; `id` is the caller's
+   * jobId or a new UUID, `delay` 0 when none was asked for.
+   */
+  prepareEnqueue(
+    job: string | JobRef,
+    payload: unknown,
+    opts: EnqueueOptions,
+  ): { def: Registered; data: unknown; id: string; delay: number };
+  /** Validates a schedule call's arguments; `key` defaults to the job name. */
+  prepareSchedule(
+    name: string,
+    payload: unknown,
+    opts: ScheduleOptions,
+  ): { def: Registered; key: string; data: unknown };
 }
 
 export function createJobRegistry(): JobRegistry {
-  const ajv = new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: false, strict: false });
-  addFormats.default(ajv);
+  const ajv = makeAjv(false);
   const defs = new Map<string, Registered>();
+  let sealed = false;
 
   const registry: JobRegistry = {
     register(list) {
+      if (sealed) throw new JobDefinitionError('register every job before starting the workers');
       for (const def of list) {
         if (!NAME_RE.test(def.name)) {
           throw new JobDefinitionError(`job name "${def.name}" must be dotted lower-case words (assets.process)`);
@@ -82,6 +102,9 @@ export function createJobRegistry(): JobRegistry {
         }
         defs.set(def.name, { ...resolved, validate });
       }
+    },
+    seal() {
+      sealed = true;
     },
     require(name) {
       const def = defs.get(name);
@@ -115,13 +138,33 @@ export function createJobRegistry(): JobRegistry {
         throw new JobPayloadError(def.name, describeValidation(def.validate.errors ?? [], 'payload'));
       return data;
     },
-    prepare(job, payload, jobId) {
+    prepareEnqueue(job, payload, opts) {
       const def = registry.require(typeof job === 'string' ? job : job.name);
-      if (jobId !== undefined) checkId('jobId', jobId);
-      return { def, data: registry.payload(def, payload) };
+      if (opts.jobId !== undefined) checkId('jobId', opts.jobId);
+      const data = registry.payload(def, payload);
+      const delay = checkDelay(opts.delayMs);
+      return { def, data, id: opts.jobId ?? randomUUID(), delay };
+    },
+    prepareSchedule(name, payload, opts) {
+      const def = registry.require(name);
+      checkSchedule(opts.everyMs);
+      const key = opts.key ?? name;
+      checkId('schedule key', key);
+      return { def, key, data: registry.payload(def, payload) };
     },
   };
   return registry;
+}
+
+/** The options both drivers read the same way, with their defaults. */
+export function driverSettings(o: JobSystemOptions) {
+  return {
+    log: o.logger ?? noopLogger,
+    leaseMs: o.leaseMs ?? 30_000,
+    graceMs: o.stopGraceMs ?? 10_000,
+    retention: o.retention ?? { completedMs: 86_400_000, failedMs: 7 * 86_400_000 },
+    concurrency: (queue: string) => o.queueConcurrency?.[queue] ?? o.concurrency ?? 2,
+  };
 }
 
 function wholeIn(job: string, field: string, v: number, min: number, max: number): void {
@@ -139,13 +182,13 @@ export function checkId(what: string, id: string): void {
   }
 }
 
-export function checkSchedule(everyMs: number): void {
+function checkSchedule(everyMs: number): void {
   if (!Number.isInteger(everyMs) || everyMs < 10) {
     throw new JobDefinitionError(`schedule everyMs must be a whole number >= 10, got ${everyMs}`);
   }
 }
 
-export function checkDelay(delayMs: number | undefined): number {
+function checkDelay(delayMs: number | undefined): number {
   if (delayMs === undefined) return 0;
   if (!Number.isInteger(delayMs) || delayMs < 0) {
     throw new JobDefinitionError(`delayMs must be a whole number >= 0, got ${delayMs}`);

@@ -22,7 +22,7 @@ export type AddressRange = 'public' | 'invalid' | (string & {});
 type Cidr = [string, number];
 
 /** Non-public IPv4 blocks (RFC 6890 / IANA special-purpose registry, plus multicast and class E). */
-export const BLOCKED_IPV4: ReadonlyArray<readonly [name: string, cidr: Cidr]> = [
+const BLOCKED_IPV4: ReadonlyArray<readonly [name: string, cidr: Cidr]> = [
   ['unspecified', ['0.0.0.0', 8]],
   ['private', ['10.0.0.0', 8]],
   ['carrierGradeNat', ['100.64.0.0', 10]],
@@ -44,7 +44,7 @@ export const BLOCKED_IPV4: ReadonlyArray<readonly [name: string, cidr: Cidr]> = 
 ];
 
 /** Non-public blocks inside IPv6 global unicast (2000::/3) not handled as IPv4 embeddings. */
-export const BLOCKED_IPV6_GLOBAL: ReadonlyArray<readonly [name: string, cidr: Cidr]> = [
+const BLOCKED_IPV6_GLOBAL: ReadonlyArray<readonly [name: string, cidr: Cidr]> = [
   ['reserved', ['2001::', 23]], // IETF protocol assignments (Teredo, 2001::/32, is judged by its IPv4s)
   ['reserved', ['2001:db8::', 32]], // documentation
   ['as112', ['2620:4f:8000::', 48]],

@@ -76,7 +76,7 @@ export const DEFAULT_LIMITS: FetchLimits = {
   maxHeaderBytes: 32 * 1024,
 };
 
-export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; Atelier/0.1)';
+const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; Atelier/0.1)';
 
 export interface FetcherOptions {
   /** ATELIER_ALLOW_PRIVATE_FETCH: lifts the address check only; every other bound stays. */

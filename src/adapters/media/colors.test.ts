@@ -2,6 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { COLOR_NAMES, dominantColors, labDistance, nameColor, rgbHex, rgbToLab } from './colors.ts';
 
+/** One 8-bit colour channel. */
+const channel = fc.integer({ min: 0, max: 255 });
+
 describe('rgbToLab', () => {
   it('matches reference CIELAB values (D65)', () => {
     const close = (a: number[], b: number[]) => {
@@ -15,16 +18,11 @@ describe('rgbToLab', () => {
 
   it('keeps lightness within 0..100 for every colour', () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: 0, max: 255 }),
-        fc.integer({ min: 0, max: 255 }),
-        fc.integer({ min: 0, max: 255 }),
-        (r, g, b) => {
-          const [l] = rgbToLab(r, g, b);
-          expect(l).toBeGreaterThanOrEqual(-0.001);
-          expect(l).toBeLessThanOrEqual(100.001);
-        },
-      ),
+      fc.property(channel, channel, channel, (r, g, b) => {
+        const [l] = rgbToLab(r, g, b);
+        expect(l).toBeGreaterThanOrEqual(-0.001);
+        expect(l).toBeLessThanOrEqual(100.001);
+      }),
     );
   });
 
@@ -60,27 +58,24 @@ describe('nameColor', () => {
 
   it('always answers with a palette name', () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: 0, max: 255 }),
-        fc.integer({ min: 0, max: 255 }),
-        fc.integer({ min: 0, max: 255 }),
-        (r, g, b) => {
-          expect(COLOR_NAMES).toContain(nameColor(r, g, b));
-        },
-      ),
+      fc.property(channel, channel, channel, (r, g, b) => {
+        expect(COLOR_NAMES).toContain(nameColor(r, g, b));
+      }),
     );
   });
 });
 
+type Rgba = [number, number, number, number];
+
 describe('dominantColors', () => {
-  const raster = (pixels: [number, number, number, number][]) => Uint8Array.from(pixels.flat());
+  const raster = (pixels: Rgba[]) => Uint8Array.from(pixels.flat());
 
   it('ranks names by share, with their mean colour, skipping transparent pixels', () => {
-    const px: [number, number, number, number][] = [
-      ...Array.from({ length: 60 }, () => [0, 0, 128, 255] as [number, number, number, number]),
-      ...Array.from({ length: 30 }, () => [255, 255, 255, 255] as [number, number, number, number]),
-      ...Array.from({ length: 5 }, () => [220, 30, 30, 255] as [number, number, number, number]),
-      ...Array.from({ length: 500 }, () => [0, 255, 0, 0] as [number, number, number, number]),
+    const px: Rgba[] = [
+      ...Array.from({ length: 60 }, () => [0, 0, 128, 255] as Rgba),
+      ...Array.from({ length: 30 }, () => [255, 255, 255, 255] as Rgba),
+      ...Array.from({ length: 5 }, () => [220, 30, 30, 255] as Rgba),
+      ...Array.from({ length: 500 }, () => [0, 255, 0, 0] as Rgba),
     ];
     const colors = dominantColors(raster(px));
     expect(colors.map((c) => c.name)).toEqual(['navy', 'white']);
@@ -93,7 +88,7 @@ describe('dominantColors', () => {
 
   it('caps the list and respects minFraction', () => {
     const px = (['ff0000', '00ff00', '0000ff', 'ffff00'] as const).flatMap((hex) =>
-      Array.from({ length: 25 }, () => [...Buffer.from(hex, 'hex'), 255] as [number, number, number, number]),
+      Array.from({ length: 25 }, () => [...Buffer.from(hex, 'hex'), 255] as Rgba),
     );
     expect(dominantColors(raster(px)).length).toBe(3);
     expect(dominantColors(raster(px), { minFraction: 0.3 })).toEqual([]);

@@ -1,27 +1,10 @@
-import fs from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
-import { buildDoc, buildDocx, buildZip, docxEntries, tempDir } from '../../../test/fixtures/media/generate.ts';
+import { describe, expect, it } from 'vitest';
+import { buildDoc, buildDocx, buildZip, docxEntries } from '../../../test/fixtures/media/generate.ts';
 import { extractWordText, mediaErrorFromWord } from './doc.ts';
 import { ParserFailure } from './isolate.ts';
-import { MediaError } from './media-error.ts';
+import { failure, tempFiles } from './media.test-harness.ts';
 
-const tmp = tempDir();
-afterAll(() => tmp.cleanup());
-
-const write = (name: string, bytes: Buffer | string) => {
-  const file = tmp.file(name);
-  fs.writeFileSync(file, bytes);
-  return file;
-};
-
-async function failure(p: Promise<unknown>): Promise<MediaError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(MediaError);
-  return err as MediaError;
-}
+const { write } = tempFiles();
 
 describe('DOCX', () => {
   it('extracts the paragraphs', async () => {

@@ -33,10 +33,7 @@ const BINARY_PARTS = /^word\/(media|embeddings)\//;
 /** A mammoth/word-extractor failure as a MediaError. */
 export function mediaErrorFromWord(err: unknown, format: FormatName): unknown {
   if (!(err instanceof ParserFailure)) return err;
-  return new MediaError('CORRUPT', `The ${format} document is damaged and its text cannot be read.`, {
-    parserError: err.parserError,
-    parserMessage: err.message,
-  });
+  return err.corrupt(`The ${format} document is damaged and its text cannot be read.`);
 }
 
 /** Text of a DOC or DOCX file (the format is sniffed, not taken from the name). */

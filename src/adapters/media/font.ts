@@ -102,10 +102,7 @@ export async function analyzeFont(filePath: string, opts: FontOptions = {}): Pro
     );
   } catch (err) {
     if (!(err instanceof ParserFailure)) throw err;
-    throw new MediaError('CORRUPT', 'The font is damaged and cannot be read.', {
-      parserError: err.parserError,
-      parserMessage: err.message,
-    });
+    throw err.corrupt('The font is damaged and cannot be read.');
   }
   if (r.collection)
     throw new MediaError('UNSUPPORTED', 'Font collections are not supported; upload each font on its own.');

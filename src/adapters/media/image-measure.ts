@@ -48,9 +48,9 @@ export interface PixelStats {
 }
 
 /** CIELAB distance from the border colour past which a pixel counts as subject, not background. */
-export const SUBJECT_DELTA_E = 20;
+const SUBJECT_DELTA_E = 20;
 /** Width of the border band, as a share of the shorter side. */
-export const BORDER_BAND = 0.04;
+const BORDER_BAND = 0.04;
 
 export const luma = (r: number, g: number, b: number): number => 0.2126 * r + 0.7152 * g + 0.0722 * b;
 

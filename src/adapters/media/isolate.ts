@@ -52,6 +52,11 @@ export class ParserFailure extends Error {
     super(message);
     this.name = 'ParserFailure';
   }
+
+  /** This failure as a CORRUPT MediaError: `message` for people, the parser's own words in details. */
+  corrupt(message: string): MediaError {
+    return new MediaError('CORRUPT', message, { parserError: this.parserError, parserMessage: this.message });
+  }
 }
 
 const CHILD_SCRIPT = fileURLToPath(new URL('./parser-child.mjs', import.meta.url));

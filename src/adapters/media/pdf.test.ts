@@ -1,28 +1,11 @@
-import fs from 'node:fs';
 import sharp from 'sharp';
-import { afterAll, describe, expect, it } from 'vitest';
-import { buildPdf, tempDir } from '../../../test/fixtures/media/generate.ts';
+import { describe, expect, it } from 'vitest';
+import { buildPdf } from '../../../test/fixtures/media/generate.ts';
 import { ParserFailure } from './isolate.ts';
-import { MediaError } from './media-error.ts';
+import { failure, tempFiles } from './media.test-harness.ts';
 import { analyzePdf, extractPdfText, mediaErrorFromPdf } from './pdf.ts';
 
-const tmp = tempDir();
-afterAll(() => tmp.cleanup());
-
-const write = (name: string, bytes: Buffer | string) => {
-  const file = tmp.file(name);
-  fs.writeFileSync(file, bytes);
-  return file;
-};
-
-async function failure(p: Promise<unknown>): Promise<MediaError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(MediaError);
-  return err as MediaError;
-}
+const { write } = tempFiles();
 
 describe('PDF', () => {
   const pages = [

@@ -52,10 +52,7 @@ export function mediaErrorFromPdf(err: unknown): unknown {
   if (err.parserError === 'PasswordException') {
     return new MediaError('UNSUPPORTED', 'Password-protected PDFs are not supported; upload an unprotected copy.');
   }
-  return new MediaError('CORRUPT', 'The PDF is damaged or not a PDF and cannot be read.', {
-    parserError: err.parserError,
-    parserMessage: err.message,
-  });
+  return err.corrupt('The PDF is damaged or not a PDF and cannot be read.');
 }
 
 async function readPdf(
@@ -66,9 +63,8 @@ async function readPdf(
 ): Promise<ParserTasks['pdf']['result']> {
   const limits = resolveLimits(opts);
   await checkFileSize(filePath, limits.maxBytes);
-  await requireFormat(filePath, 'document').then((format) => {
-    if (format !== 'PDF') throw new MediaError('UNSUPPORTED', `The file is ${format}, not a PDF.`);
-  });
+  const format = await requireFormat(filePath, 'document');
+  if (format !== 'PDF') throw new MediaError('UNSUPPORTED', `The file is ${format}, not a PDF.`);
   try {
     return await runParser(
       'pdf',

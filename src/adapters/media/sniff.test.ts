@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import fc from 'fast-check';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   buildDoc,
   buildDocx,
@@ -10,11 +10,10 @@ import {
   buildZip,
   docxEntries,
   makeVideo,
-  tempDir,
   toWoff,
   toWoff2,
 } from '../../../test/fixtures/media/generate.ts';
-import { MediaError } from './media-error.ts';
+import { failure, tempFiles } from './media.test-harness.ts';
 import {
   checkDeclaredAgainstDetected,
   classifyDeclared,
@@ -132,7 +131,7 @@ describe('detectTextKind', () => {
 });
 
 describe('sniffFormat and sniffFile on real bytes', () => {
-  const tmp = tempDir();
+  const tmp = tempFiles();
   const samples: Record<string, Buffer> = {};
   beforeAll(async () => {
     const img = sharp({ create: { width: 16, height: 16, channels: 3, background: '#336699' } });
@@ -151,14 +150,12 @@ describe('sniffFormat and sniffFile on real bytes', () => {
     samples.WOFF = toWoff(samples.TTF);
     samples.WOFF2 = toWoff2(samples.TTF);
   });
-  afterAll(() => tmp.cleanup());
 
   it.each(['JPEG', 'PNG', 'GIF', 'TIFF', 'MP4', 'QuickTime', 'PDF', 'DOCX', 'DOC', 'TTF', 'OTF', 'WOFF', 'WOFF2'])(
     'recognises %s',
     async (format) => {
       expect(await sniffFormat(samples[format]!)).toEqual({ format, detectedFormat: format });
-      const file = tmp.file(`sample-${format}`);
-      fs.writeFileSync(file, samples[format]!);
+      const file = tmp.write(`sample-${format}`, samples[format]!);
       expect((await sniffFile(file)).format).toBe(format);
     },
   );
@@ -187,8 +184,7 @@ describe('sniffFormat and sniffFile on real bytes', () => {
     const padding = { name: 'customXml/padding.bin', data: Buffer.alloc(100_000, 7), store: true };
     const docx = buildZip([padding, ...docxEntries(['late'])]);
     expect((await sniffFormat(docx.subarray(0, 64 * 1024))).detectedFormat).toBe('ZIP');
-    const file = tmp.file('late.docx');
-    fs.writeFileSync(file, docx);
+    const file = tmp.write('late.docx', docx);
     expect(await sniffFile(file)).toEqual({ format: 'DOCX', detectedFormat: 'DOCX' });
   });
 
@@ -205,10 +201,8 @@ describe('sniffFormat and sniffFile on real bytes', () => {
   });
 
   it('requireFormat refuses a file of another asset type', async () => {
-    const file = tmp.file('really-a-png.mp4');
-    fs.writeFileSync(file, samples.PNG!);
-    const err = await requireFormat(file, 'video').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(MediaError);
+    const file = tmp.write('really-a-png.mp4', samples.PNG!);
+    const err = await failure(requireFormat(file, 'video'));
     expect(err).toMatchObject({ code: 'UNSUPPORTED', message: 'The file is PNG, not a supported video format.' });
     expect(await requireFormat(file, 'image')).toBe('PNG');
   });

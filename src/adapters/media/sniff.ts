@@ -139,12 +139,12 @@ const byExtension = new Map(FORMATS.flatMap((f) => f.extensions.map((e) => [e, f
 export const formatInfo = (format: FormatName): FormatInfo => byFormat.get(format)!;
 
 /** `Image/JPEG; charset=binary` → `image/jpeg`. */
-export const normalizeMime = (mime: string): string => mime.split(';')[0]!.trim().toLowerCase();
+const normalizeMime = (mime: string): string => mime.split(';')[0]!.trim().toLowerCase();
 
 export const formatForMime = (mime: string): FormatInfo | undefined => byMime.get(normalizeMime(mime));
 
 /** Lower-case extension of a file name without the dot, or '' when it has none. */
-export function extensionOf(fileName: string): string {
+function extensionOf(fileName: string): string {
   const base = fileName.split(/[\\/]/).pop() ?? '';
   const dot = base.lastIndexOf('.');
   return dot > 0 ? base.slice(dot + 1).toLowerCase() : '';
@@ -198,7 +198,7 @@ const sameFamily = (a: FormatName, b: FormatName) => a === b || SAME_FAMILY.some
 // Sniffing
 
 /** How many leading bytes `sniffFile` reads; enough for every signature file-type knows and DOCX's first entries. */
-export const SNIFF_BYTES = 64 * 1024;
+const SNIFF_BYTES = 64 * 1024;
 
 export interface SniffResult {
   /** The supported format the bytes are, when they are one. */

@@ -140,24 +140,37 @@ const tag = (
   recommendation,
 });
 
+/**
+ * LOW_RESOLUTION of an image or a video: a warning when its shorter side is under `warning` pixels,
+ * critical under `critical`; none otherwise.
+ */
+function lowResolution(
+  what: 'image' | 'video',
+  m: { width: number; height: number },
+  warning: number,
+  critical: number,
+  ideal: string,
+): QualityTag[] {
+  const shortEdge = Math.min(m.width, m.height);
+  return shortEdge < warning
+    ? [
+        tag(
+          shortEdge < critical ? 'critical' : 'warning',
+          'LOW_RESOLUTION',
+          `The ${what} is ${m.width}×${m.height} pixels; its shorter side is under ${warning} pixels.`,
+          `Upload a version at least ${warning} pixels on the shorter side, ideally ${ideal}.`,
+        ),
+      ]
+    : [];
+}
+
 const isBlank = (m: ImageMeasurements): boolean =>
   m.pixels.luma.count > 0 ? m.pixels.luma.stdDev < THRESHOLDS.blankStdDev : true;
 
 /** Quality tags of an image, most severe first. */
 export function imageQualityTags(m: ImageMeasurements): QualityTag[] {
   const t = THRESHOLDS;
-  const tags: QualityTag[] = [];
-  const shortEdge = Math.min(m.width, m.height);
-  if (shortEdge < t.imageShortEdgeWarning) {
-    tags.push(
-      tag(
-        shortEdge < t.imageShortEdgeCritical ? 'critical' : 'warning',
-        'LOW_RESOLUTION',
-        `The image is ${m.width}×${m.height} pixels; its shorter side is under ${t.imageShortEdgeWarning} pixels.`,
-        `Upload a version at least ${t.imageShortEdgeWarning} pixels on the shorter side, ideally 1024 or more.`,
-      ),
-    );
-  }
+  const tags = lowResolution('image', m, t.imageShortEdgeWarning, t.imageShortEdgeCritical, '1024 or more');
   if (isBlank(m)) {
     tags.push(
       tag(
@@ -283,18 +296,7 @@ export interface VideoMeasurements {
 
 export function videoQualityTags(m: VideoMeasurements): QualityTag[] {
   const t = THRESHOLDS;
-  const tags: QualityTag[] = [];
-  const shortEdge = Math.min(m.width, m.height);
-  if (shortEdge < t.videoShortEdgeWarning) {
-    tags.push(
-      tag(
-        shortEdge < t.videoShortEdgeCritical ? 'critical' : 'warning',
-        'LOW_RESOLUTION',
-        `The video is ${m.width}×${m.height} pixels; its shorter side is under ${t.videoShortEdgeWarning} pixels.`,
-        `Upload a version at least ${t.videoShortEdgeWarning} pixels on the shorter side, ideally 1080.`,
-      ),
-    );
-  }
+  const tags = lowResolution('video', m, t.videoShortEdgeWarning, t.videoShortEdgeCritical, '1080');
   if (m.fps !== undefined && m.fps < t.videoMinFps) {
     tags.push(
       tag(

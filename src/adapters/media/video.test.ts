@@ -1,21 +1,11 @@
 import fs from 'node:fs';
 import sharp from 'sharp';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildPdf, makeVideo, tempDir } from '../../../test/fixtures/media/generate.ts';
-import { MediaError } from './media-error.ts';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildPdf, makeVideo } from '../../../test/fixtures/media/generate.ts';
+import { failure, tempFiles } from './media.test-harness.ts';
 import { analyzeVideo, ffmpegPath, ffprobePath } from './video.ts';
 
-const tmp = tempDir();
-afterAll(() => tmp.cleanup());
-
-async function failure(p: Promise<unknown>): Promise<MediaError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(MediaError);
-  return err as MediaError;
-}
+const tmp = tempFiles();
 
 describe('analyzeVideo', () => {
   let clip: string;
@@ -87,8 +77,7 @@ describe('analyzeVideo on broken input', () => {
   });
 
   it('fails a truncated video as CORRUPT', async () => {
-    const file = tmp.file('truncated.mp4');
-    fs.writeFileSync(file, whole.subarray(0, Math.floor(whole.length * 0.7)));
+    const file = tmp.write('truncated.mp4', whole.subarray(0, Math.floor(whole.length * 0.7)));
     const err = await failure(analyzeVideo(file));
     expect(err.code).toBe('CORRUPT');
     expect(err.message).toBe('The video file is incomplete (truncated); upload it again.');
@@ -98,25 +87,21 @@ describe('analyzeVideo on broken input', () => {
     const damaged = Buffer.from(whole);
     const moov = damaged.indexOf('moov');
     damaged.fill(0x5a, moov + 4, moov + 400);
-    const file = tmp.file('garbage.mp4');
-    fs.writeFileSync(file, damaged);
+    const file = tmp.write('garbage.mp4', damaged);
     const err = await failure(analyzeVideo(file));
     expect(err.code).toBe('CORRUPT');
   });
 
   it('refuses files that are not MP4/QuickTime before running ffmpeg', async () => {
-    const pdf = tmp.file('doc.mp4');
-    fs.writeFileSync(pdf, buildPdf(['not a video']));
+    const pdf = tmp.write('doc.mp4', buildPdf(['not a video']));
     expect((await failure(analyzeVideo(pdf))).code).toBe('UNSUPPORTED');
     // An HLS playlist named .mp4 would make ffmpeg fetch URLs; it never reaches ffmpeg.
-    const playlist = tmp.file('playlist.mp4');
-    fs.writeFileSync(playlist, '#EXTM3U\n#EXTINF:10,\nhttp://169.254.169.254/latest/meta-data\n');
+    const playlist = tmp.write('playlist.mp4', '#EXTM3U\n#EXTINF:10,\nhttp://169.254.169.254/latest/meta-data\n');
     expect((await failure(analyzeVideo(playlist))).code).toBe('UNSUPPORTED');
   });
 
   it('honours maxBytes, maxPixels and the time limit', async () => {
-    const file = tmp.file('ok.mp4');
-    fs.writeFileSync(file, whole);
+    const file = tmp.write('ok.mp4', whole);
     expect((await failure(analyzeVideo(file, { maxBytes: 1000 }))).code).toBe('TOO_LARGE');
     expect((await failure(analyzeVideo(file, { maxPixels: 100 }))).code).toBe('TOO_LARGE');
     expect((await failure(analyzeVideo(file, { timeoutMs: 1 }))).code).toBe('TIMEOUT');
@@ -140,8 +125,7 @@ describe('binary paths', () => {
     process.env.FFPROBE_PATH = '/nonexistent/ffprobe';
     process.env.FFMPEG_PATH = '/nonexistent/ffmpeg';
     expect([ffprobePath(), ffmpegPath()]).toEqual(['/nonexistent/ffprobe', '/nonexistent/ffmpeg']);
-    const file = tmp.file('env.mp4');
-    fs.writeFileSync(file, fs.readFileSync(makeVideo(tmp.file('env-src.mp4'), { seconds: 0.2 })));
+    const file = tmp.write('env.mp4', fs.readFileSync(makeVideo(tmp.file('env-src.mp4'), { seconds: 0.2 })));
     // A missing binary is an infrastructure failure (not the file's fault): it passes through.
     await expect(analyzeVideo(file)).rejects.toMatchObject({ code: 'ENOENT' });
   });

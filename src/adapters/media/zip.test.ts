@@ -1,8 +1,8 @@
-import fs from 'node:fs';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
-import { buildZip, tempDir } from '../../../test/fixtures/media/generate.ts';
+import { describe, expect, it } from 'vitest';
+import { buildZip } from '../../../test/fixtures/media/generate.ts';
 import { MediaError } from './media-error.ts';
+import { tempFiles } from './media.test-harness.ts';
 import {
   checkZipBudget,
   findCentralDirectory,
@@ -11,14 +11,7 @@ import {
   verifyZipEntries,
 } from './zip.ts';
 
-const tmp = tempDir();
-afterAll(() => tmp.cleanup());
-
-const write = (name: string, data: Buffer) => {
-  const file = tmp.file(name);
-  fs.writeFileSync(file, data);
-  return file;
-};
+const { write } = tempFiles();
 
 describe('ZIP reading', () => {
   it('lists entries from the central directory', async () => {

@@ -85,7 +85,7 @@ export function createLinkSigner(secret: string | Buffer): LinkSigner {
   };
 }
 
-export const MIN_SECRET_LENGTH = 32;
+const MIN_SECRET_LENGTH = 32;
 
 /**
  * The signing secret when ATELIER_SIGNING_SECRET is not set: generated once (256 random bits) and

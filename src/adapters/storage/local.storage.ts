@@ -8,20 +8,17 @@ import type { Clock } from '../../clock.ts';
 import { createLinkSigner, type LinkCheck } from './link-signing.ts';
 import { type ObjectStorage, StorageError } from './storage.port.ts';
 import {
-  assertDownloadLinkOptions,
   assertPutArguments,
   assertReadRange,
-  assertUploadLinkOptions,
   assertValidKey,
   assertValidPrefix,
-  contentDisposition,
-  downloadLinkTimes,
+  checkDownloadLink,
+  checkUploadLink,
   exactLength,
-  uploadLinkTimes,
 } from './storage.rules.ts';
 
 /** Path of the blob routes (blob.routes.ts) under the public URL; the key follows. */
-export const BLOB_ROUTE_PREFIX = '/v1/blobs/';
+const BLOB_ROUTE_PREFIX = '/v1/blobs/';
 
 export interface LocalObjectStorage extends ObjectStorage {
   readonly kind: 'local';
@@ -116,9 +113,7 @@ export function createLocalStorage(o: LocalStorageOptions): LocalObjectStorage {
     kind: 'local',
 
     async createUploadLink(key, lo) {
-      assertValidKey(key);
-      assertUploadLinkOptions(lo);
-      const { expiresAt } = uploadLinkTimes(o.clock(), lo.expiresInSeconds);
+      const { expiresAt } = checkUploadLink(key, lo, o.clock());
       const query = signer.sign({
         method: 'PUT',
         key,
@@ -130,16 +125,13 @@ export function createLocalStorage(o: LocalStorageOptions): LocalObjectStorage {
     },
 
     async createDownloadLink(key, lo) {
-      assertValidKey(key);
-      assertDownloadLinkOptions(lo);
-      const { expiresAt } = downloadLinkTimes(o.clock(), lo.expiresInSeconds);
-      const wantsDisposition = lo.fileName !== undefined || lo.disposition !== undefined;
+      const { expiresAt, contentType, disposition } = checkDownloadLink(key, lo, o.clock());
       const query = signer.sign({
         method: 'GET',
         key,
         expires: expiresAt.getTime() / 1000,
-        ...(lo.contentType !== undefined ? { type: lo.contentType } : {}),
-        ...(wantsDisposition ? { disposition: contentDisposition(lo.disposition ?? 'inline', lo.fileName) } : {}),
+        ...(contentType !== undefined ? { type: contentType } : {}),
+        ...(disposition !== undefined ? { disposition } : {}),
       });
       return linkUrl(key, query);
     },

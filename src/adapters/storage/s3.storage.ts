@@ -13,16 +13,13 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Clock } from '../../clock.ts';
 import { type ByteRange, type ObjectStorage, StorageError } from './storage.port.ts';
 import {
-  assertDownloadLinkOptions,
   assertPutArguments,
   assertReadRange,
-  assertUploadLinkOptions,
   assertValidKey,
   assertValidPrefix,
-  contentDisposition,
-  downloadLinkTimes,
+  checkDownloadLink,
+  checkUploadLink,
   exactLength,
-  uploadLinkTimes,
 } from './storage.rules.ts';
 
 export interface S3StorageOptions {
@@ -75,9 +72,7 @@ export function createS3Storage(o: S3StorageOptions): ObjectStorage {
     kind: 's3',
 
     async createUploadLink(key, lo) {
-      assertValidKey(key);
-      assertUploadLinkOptions(lo);
-      const { signedAt, expiresAt } = uploadLinkTimes(o.clock(), lo.expiresInSeconds);
+      const { signedAt, expiresAt } = checkUploadLink(key, lo, o.clock());
       const cmd = new PutObjectCommand({
         Bucket,
         Key: key,
@@ -93,17 +88,12 @@ export function createS3Storage(o: S3StorageOptions): ObjectStorage {
     },
 
     async createDownloadLink(key, lo) {
-      assertValidKey(key);
-      assertDownloadLinkOptions(lo);
-      const { signedAt, expiresAt } = downloadLinkTimes(o.clock(), lo.expiresInSeconds);
-      const wantsDisposition = lo.fileName !== undefined || lo.disposition !== undefined;
+      const { signedAt, expiresAt, contentType, disposition } = checkDownloadLink(key, lo, o.clock());
       const cmd = new GetObjectCommand({
         Bucket,
         Key: key,
-        ...(lo.contentType !== undefined ? { ResponseContentType: lo.contentType } : {}),
-        ...(wantsDisposition
-          ? { ResponseContentDisposition: contentDisposition(lo.disposition ?? 'inline', lo.fileName) }
-          : {}),
+        ...(contentType !== undefined ? { ResponseContentType: contentType } : {}),
+        ...(disposition !== undefined ? { ResponseContentDisposition: disposition } : {}),
       });
       return getSignedUrl(client, cmd, {
         expiresIn: (expiresAt.getTime() - signedAt.getTime()) / 1000,

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 /**
  * Object storage: where asset bytes live. Two adapters keep this contract (storage.contract.test.ts):
  * `local` (files under `$ATELIER_DATA_DIR/blobs`, links served by the API itself) and `s3` (any
- * S3-compatible store, presigned links). Keys are validated by `assertValidKey` (keys.ts) in every
+ * S3-compatible store, presigned links). Keys are validated by `assertValidKey` (storage.rules.ts) in every
  * method; an invalid key throws StorageError('INVALID_KEY') before anything is touched.
  */
 export interface ObjectStorage {

@@ -7,12 +7,12 @@ import { type ByteRange, type DownloadLinkOptions, StorageError, type UploadLink
  */
 
 /** Largest object accepted (S3's limit for one PUT). The asset flow applies the spec's 500 MB. */
-export const MAX_OBJECT_BYTES = 5 * 1024 ** 3;
+const MAX_OBJECT_BYTES = 5 * 1024 ** 3;
 /** Download links are stable for this long: their expiry is rounded up to a multiple of it. */
 export const LINK_ROUNDING_SECONDS = 300;
 /** S3 presigned links live at most 7 days; rounding included. */
-export const MAX_LINK_SECONDS = 7 * 24 * 3600 - LINK_ROUNDING_SECONDS;
-export const MAX_KEY_LENGTH = 1024;
+const MAX_LINK_SECONDS = 7 * 24 * 3600 - LINK_ROUNDING_SECONDS;
+const MAX_KEY_LENGTH = 1024;
 
 const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}$/;
 
@@ -55,13 +55,13 @@ function assertLifetime(seconds: number): void {
   }
 }
 
-export function assertUploadLinkOptions(o: UploadLinkOptions): void {
+function assertUploadLinkOptions(o: UploadLinkOptions): void {
   assertContentLength(o.contentLength);
   if (!isValidContentType(o.contentType)) throw invalid(`Invalid content type: ${JSON.stringify(o.contentType)}`);
   assertLifetime(o.expiresInSeconds);
 }
 
-export function assertDownloadLinkOptions(o: DownloadLinkOptions): void {
+function assertDownloadLinkOptions(o: DownloadLinkOptions): void {
   assertLifetime(o.expiresInSeconds);
   if (o.contentType !== undefined && !isValidContentType(o.contentType)) {
     throw invalid(`Invalid content type: ${JSON.stringify(o.contentType)}`);
@@ -72,7 +72,7 @@ export function assertDownloadLinkOptions(o: DownloadLinkOptions): void {
 }
 
 /** readRange is for sniffing and small reads; larger reads stream with getStream. */
-export const MAX_READ_RANGE_BYTES = 64 * 1024 * 1024;
+const MAX_READ_RANGE_BYTES = 64 * 1024 * 1024;
 
 export function assertReadRange(start: number, endInclusive: number): void {
   if (!Number.isSafeInteger(start) || !Number.isSafeInteger(endInclusive) || start < 0 || endInclusive < start) {
@@ -83,7 +83,7 @@ export function assertReadRange(start: number, endInclusive: number): void {
   }
 }
 
-export function assertContentLength(n: unknown): asserts n is number {
+function assertContentLength(n: unknown): asserts n is number {
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0 || n > MAX_OBJECT_BYTES) {
     throw invalid(`contentLength must be a whole number of bytes in 0..${MAX_OBJECT_BYTES}`);
   }
@@ -122,6 +122,33 @@ export function downloadLinkTimes(now: Date, ttlSeconds: number): { signedAt: Da
   return {
     signedAt: new Date(window * 1000),
     expiresAt: new Date((window + ttlSeconds + LINK_ROUNDING_SECONDS) * 1000),
+  };
+}
+
+/** Checks a createUploadLink call (key, then options); returns when its link is signed and expires. */
+export function checkUploadLink(key: string, o: UploadLinkOptions, now: Date): { signedAt: Date; expiresAt: Date } {
+  assertValidKey(key);
+  assertUploadLinkOptions(o);
+  return uploadLinkTimes(now, o.expiresInSeconds);
+}
+
+/**
+ * Checks a createDownloadLink call (key, then options); returns when its link is signed and
+ * expires, and the response headers the link overrides: `contentType` when one was asked for,
+ * `disposition` when a file name or a disposition was.
+ */
+export function checkDownloadLink(
+  key: string,
+  o: DownloadLinkOptions,
+  now: Date,
+): { signedAt: Date; expiresAt: Date; contentType?: string; disposition?: string } {
+  assertValidKey(key);
+  assertDownloadLinkOptions(o);
+  const wantsDisposition = o.fileName !== undefined || o.disposition !== undefined;
+  return {
+    ...downloadLinkTimes(now, o.expiresInSeconds),
+    ...(o.contentType !== undefined ? { contentType: o.contentType } : {}),
+    ...(wantsDisposition ? { disposition: contentDisposition(o.disposition ?? 'inline', o.fileName) } : {}),
   };
 }
 
