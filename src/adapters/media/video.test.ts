@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import fs from 'node:fs';
 import sharp from 'sharp';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -60,7 +61,8 @@ describe('analyzeVideo', () => {
     expect((await sharp(out).metadata()).format).toBe('jpeg');
   });
 
-  const bbb = '/work/shared/fixtures/video/big-buck-bunny-480p-30s.mp4';
+  // The shared fixtures sit beside the repository (../shared), in CI as on a developer's machine.
+  const bbb = fileURLToPath(new URL('../../../../shared/fixtures/video/big-buck-bunny-480p-30s.mp4', import.meta.url));
   it.skipIf(!fs.existsSync(bbb))('reads the shared Big Buck Bunny fixture (854×480, 24 fps, 30 s)', async () => {
     const v = await analyzeVideo(bbb);
     expect(v).toMatchObject({ format: 'MP4', width: 854, height: 480, fps: 24, rotation: 0, posterAtSeconds: 3 });
