@@ -28,6 +28,8 @@ import { blobRoutes } from './http/blob.routes.ts';
 import { assetsRoutes } from './modules/assets/assets.routes.ts';
 import type { AssetsService } from './modules/assets/assets.service.ts';
 import { extractionRoutes } from './modules/extraction/extraction.routes.ts';
+import { brandDnaRoutes } from './modules/brand-dna/brand-dna.routes.ts';
+import type { BrandDnaService } from './modules/brand-dna/brand-dna.service.ts';
 import type { ExtractionService } from './modules/extraction/extraction.service.ts';
 
 /** Everything the HTTP app needs; built once by `createDeps` (deps.ts), or by tests. */
@@ -55,6 +57,8 @@ export interface AppDeps {
   assets: AssetsService;
   /** URL extraction runs and commits; see src/modules/extraction. */
   extraction: ExtractionService;
+  /** Brand DNA versions; generation reads `brandDna.getActiveDna(brandId, orgId)`. */
+  brandDna: BrandDnaService;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -96,6 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(blobRoutes(deps));
       await v1.register(assetsRoutes(deps));
       await v1.register(extractionRoutes(deps));
+      await v1.register(brandDnaRoutes(deps));
     },
     { prefix: '/v1' },
   );

@@ -20,6 +20,7 @@ import type { JobSystem, StartOptions } from './jobs/types.ts';
 import type { AppDeps } from './app.ts';
 import { createAssetsModule } from './modules/assets/assets.module.ts';
 import { createExtractionModule } from './modules/extraction/extraction.module.ts';
+import { createBrandDnaModule } from './modules/brand-dna/brand-dna.module.ts';
 
 export interface DepsOverrides {
   clock?: Clock;
@@ -92,6 +93,9 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     assets: assetsModule.service,
   });
   jobs.register(...extractionModule.jobs);
+  const usage = createUsageLedger({ db, clock, plans, orgs: access });
+  const brandDnaModule = createBrandDnaModule({ db, storage, jobs, clock, config, usage, fetcher });
+  jobs.register(...brandDnaModule.jobs);
   const schedules = [...assetsModule.schedules, ...extractionModule.schedules];
   return {
     config,
@@ -101,7 +105,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     access,
     rateLimiter,
     keyUsage,
-    usage: createUsageLedger({ db, clock, plans, orgs: access }),
+    usage,
     metrics,
     assetRefs: createAssetRefs(db),
     storage,
@@ -110,6 +114,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     readCache,
     assets: assetsModule.service,
     extraction: extractionModule.service,
+    brandDna: brandDnaModule.service,
     /** Starts consuming jobs (serve, worker, tests) after putting every module's schedule in place. */
     async startWorkers(opts = {}) {
       for (const sch of schedules) await jobs.schedule(sch.name, sch.payload, { everyMs: sch.everyMs });

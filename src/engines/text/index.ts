@@ -1,0 +1,57 @@
+import { createFetcher, type Fetcher } from '../../adapters/fetch/fetcher.ts';
+import { createLocalTextAnalyzer } from './local/local-analyzer.ts';
+import { createOpenAiCompatibleAnalyzer } from './openai-compatible/openai-analyzer.ts';
+import type { TextAnalyzer } from './text-engine.ts';
+
+export * from './text-engine.ts';
+export { createLocalTextAnalyzer } from './local/local-analyzer.ts';
+export { createOpenAiCompatibleAnalyzer, TextEngineError } from './openai-compatible/openai-analyzer.ts';
+
+export interface TextEngineSettings {
+  /** LLM_BASE_URL: an OpenAI-compatible API root (…/v1); unset → the local analyzer only. */
+  baseUrl: string | undefined;
+  apiKey: string | undefined;
+  model: string | undefined;
+}
+
+export interface TextEngineLogger {
+  warn(obj: object, msg?: string): void;
+}
+
+/**
+ * The text analyzer chosen by config: the OpenAI-compatible adapter when LLM_BASE_URL and
+ * LLM_MODEL are set, falling back to the local analyzer whenever the endpoint fails (unreachable,
+ * HTTP error, an answer that does not match the schema); otherwise the local analyzer alone.
+ *
+ * The endpoint is configured by the operator, not sent by clients, so its fetcher may reach
+ * private addresses (a model served on the same network is common); every other bound of the
+ * one fetcher (time, size, redirects, schemes) still applies.
+ */
+export function createTextAnalyzer(
+  settings: TextEngineSettings,
+  o: { fetcher?: Fetcher; logger?: TextEngineLogger } = {},
+): TextAnalyzer {
+  const local = createLocalTextAnalyzer();
+  if (!settings.baseUrl || !settings.model) return local;
+  const remote = createOpenAiCompatibleAnalyzer(
+    { baseUrl: settings.baseUrl, model: settings.model, ...(settings.apiKey ? { apiKey: settings.apiKey } : {}) },
+    o.fetcher ?? createFetcher({ allowPrivate: true }),
+  );
+  return withFallback(remote, local, o.logger);
+}
+
+/** `primary`, and `fallback` whenever `primary` throws (unless the caller aborted). */
+export function withFallback(primary: TextAnalyzer, fallback: TextAnalyzer, logger?: TextEngineLogger): TextAnalyzer {
+  return {
+    name: `${primary.name}+${fallback.name}`,
+    async analyze(input, opts = {}) {
+      try {
+        return await primary.analyze(input, opts);
+      } catch (err) {
+        if (opts.signal?.aborted) throw err;
+        logger?.warn({ engine: primary.name, err: (err as Error).message }, 'text engine failed; using the fallback');
+        return fallback.analyze(input, opts);
+      }
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { pino } from 'pino';
+import type { AppDeps } from '../../app.ts';
+import { createTextAnalyzer } from '../../engines/text/index.ts';
+import type { TextAnalyzer } from '../../engines/text/text-engine.ts';
+import type { JobDefinition } from '../../jobs/types.ts';
+import { brandDnaJobs } from './brand-dna.jobs.ts';
+import { createBrandDnaRepo } from './brand-dna.repo.ts';
+import { createBrandDnaService, versionFolder } from './brand-dna.service.ts';
+
+/**
+ * Wires Brand DNA: repo, service (routes and getActiveDna), the text analyzer chosen by config
+ * (LLM_BASE_URL / LLM_API_KEY / LLM_MODEL, else the local one) and the extraction job.
+ */
+export function createBrandDnaModule(
+  deps: Pick<AppDeps, 'db' | 'storage' | 'jobs' | 'clock' | 'config' | 'usage' | 'fetcher'>,
+  o: { analyzer?: TextAnalyzer } = {},
+) {
+  const log = pino({ level: deps.config.logLevel }).child({ component: 'brand-dna' });
+  const repo = createBrandDnaRepo(deps.db);
+  const analyzer = o.analyzer ?? createTextAnalyzer(deps.config.llm, { logger: log });
+  const service = createBrandDnaService({
+    repo,
+    jobs: deps.jobs,
+    usage: deps.usage,
+    storage: deps.storage,
+    clock: deps.clock,
+    log,
+  });
+  const jobs: JobDefinition[] = brandDnaJobs({
+    repo,
+    storage: deps.storage,
+    fetcher: deps.fetcher,
+    analyzer,
+    usage: deps.usage,
+    clock: deps.clock,
+    folder: versionFolder,
+  });
+  return { service, jobs, analyzer };
+}
