@@ -16,7 +16,7 @@ import type { AssetRefs } from './modules/assets/asset-refs.ts';
 import type { ObjectStorage } from './adapters/storage/storage.port.ts';
 import type { Fetcher } from './adapters/fetch/fetcher.ts';
 import { installAuth } from './http/auth.ts';
-import { installErrorHandling } from './http/error-handler.ts';
+import { frameworkErrors, installErrorHandling } from './http/error-handler.ts';
 import { installJsonParser, installValidators } from './http/validation.ts';
 import { installMetrics } from './http/metrics.ts';
 import { opsRoutes } from './http/ops.routes.ts';
@@ -71,6 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         ? false
         : { level: deps.config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
     bodyLimit: deps.config.bodyLimit,
+    frameworkErrors,
     // A client-supplied x-request-id is kept when it is a UUID (the error body's requestId is one).
     genReqId: (req) => {
       const h = req.headers['x-request-id'];

@@ -1,4 +1,6 @@
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { frameworkErrors, installErrorHandling } from '../src/http/error-handler.ts';
 import { createTestApp, dbKinds, type TestApp } from './helpers/app.ts';
 
 describe.each(dbKinds())('HTTP kernel (%s)', (kind) => {
@@ -9,6 +11,15 @@ describe.each(dbKinds())('HTTP kernel (%s)', (kind) => {
     key = (await t.bootstrap()).apiKey;
   });
   afterAll(async () => t?.close());
+
+  it('answers malformed paths and over-long path parameters with the error body, not a 500', async () => {
+    for (const url of ['/v1/brands/%E0%A4%A', `/v1/brands/${'a'.repeat(300)}`]) {
+      const res = await t.request({ method: 'GET', url, key });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().error.code).toBe('INVALID_REQUEST');
+      expect(res.headers['x-request-id']).toBe(res.json().requestId);
+    }
+  });
 
   it('answers unknown routes with the error body and a request id header', async () => {
     const res = await t.request({ method: 'GET', url: '/v1/nope', key });
@@ -51,6 +62,28 @@ describe.each(dbKinds())('HTTP kernel (%s)', (kind) => {
       expect(withKey.json().error.code).toBe('FORBIDDEN');
       const without = await t.request({ method: method as 'GET', url });
       expect(without.statusCode, `${method} ${url}`).toBe(401);
+    }
+  });
+});
+
+describe('errors raised by the router, before any hook', () => {
+  it('answer the one error body with the request id (frameworkErrors), 400 for a malformed path', async () => {
+    const app = Fastify({ frameworkErrors, routerOptions: { maxParamLength: 200 } });
+    installErrorHandling(app);
+    app.get('/v1/things/:id', async () => ({ ok: true }));
+    await app.ready();
+    try {
+      for (const url of ['/v1/things/%E0%A4%A', '/v1/things/%', `/v1/things/${'a'.repeat(250)}`]) {
+        const res = await app.inject({ method: 'GET', url });
+        expect(res.statusCode, url).toBe(400);
+        const body = res.json();
+        expect(Object.keys(body).sort(), url).toEqual(['error', 'requestId']);
+        expect(body.error.code).toBe('INVALID_REQUEST');
+        expect(res.headers['x-request-id']).toBe(body.requestId);
+        expect(body.error.message).not.toContain('aaaa');
+      }
+    } finally {
+      await app.close();
     }
   });
 });

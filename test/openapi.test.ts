@@ -116,6 +116,8 @@ describe('OpenAPI generation rules', () => {
     app.get('/v1/read', { schema: { response: ok } }, handler);
     app.post('/v1/write', { config: { permission: 'brands:write' }, schema: { response: ok } }, handler);
     app.get('/v1/gated', { config: { feature: 'brand_dna' }, schema: { response: ok } }, handler);
+    app.post('/v1/console', { config: { surface: 'console' }, schema: { response: ok } }, handler);
+    app.delete('/v1/body-less', { schema: { response: ok } }, handler);
     app.get('/v1/hidden', { schema: { hide: true } }, handler);
     await app.ready();
     const doc = app.swagger() as unknown as OpenApiDoc;
@@ -126,7 +128,14 @@ describe('OpenAPI generation rules', () => {
     expect(statuses('/v1/public', 'get')).toEqual(['200', '500']);
     expect(doc.paths['/v1/read']?.get?.security).toBeUndefined();
     expect(statuses('/v1/read', 'get')).toEqual(['200', '401', '429', '500']);
-    expect(statuses('/v1/write', 'post')).toEqual(['200', '401', '403', '429', '500']);
+    // A method with a body: the body parser may answer 400, 413 and 415, even without a body schema.
+    expect(statuses('/v1/write', 'post')).toEqual(['200', '400', '401', '403', '413', '415', '429', '500']);
+    expect(statuses('/v1/body-less', 'delete')).toEqual(['200', '400', '401', '403', '413', '415', '429', '500']);
+    // Console-only: the auth hook answers before any body is read.
+    expect(statuses('/v1/console', 'post')).toEqual(['200', '401', '403', '429', '500']);
+    // Every 429 carries Retry-After (the spec).
+    const tooMany = doc.paths['/v1/read']?.get?.responses['429'] as { headers?: Record<string, unknown> };
+    expect(Object.keys(tooMany.headers ?? {})).toEqual(['Retry-After']);
     expect(statuses('/v1/gated', 'get')).toEqual(['200', '401', '403', '429', '500']);
     expect(doc.paths['/v1/hidden']).toBeUndefined();
   });

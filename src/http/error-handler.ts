@@ -55,6 +55,24 @@ function sendError(
   return reply.code(status).type('application/json; charset=utf-8').serializer(JSON.stringify).send(body);
 }
 
+/**
+ * Fastify's `frameworkErrors` constructor option: errors the router raises before any hook runs (a
+ * malformed percent-encoding in the path, a path parameter longer than `maxParamLength`) in the one
+ * error body with the `x-request-id` header, instead of Fastify's own body. Both mean a malformed
+ * path, which is 400 like any malformed UUID path parameter.
+ */
+export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  if (err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    const message =
+      err.code === 'FST_ERR_BAD_URL' ? 'The request path is not a valid URL' : 'A path parameter is too long';
+    sendError(reply, request, 400, 'INVALID_REQUEST', message);
+    return;
+  }
+  request.log.error({ err }, 'framework error');
+  sendError(reply, request, 500, 'INTERNAL_ERROR', 'Internal error');
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
     if (err instanceof AppError) {

@@ -70,9 +70,16 @@ const DESCRIPTIONS: Record<number, string> = {
   503: 'Service unavailable',
 };
 
+/** Headers every answer of a status carries (the spec: 429 comes with an integer `Retry-After`). */
+const HEADERS: Record<number, Record<string, unknown>> = {
+  429: { 'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds to wait before retrying' }) },
+};
+
 /** Response schema entries for the given error statuses, for a route's `schema.response`. */
 export function errorResponses(...statuses: number[]): Record<number, unknown> {
   const out: Record<number, unknown> = {};
-  for (const s of statuses) out[s] = { ...ErrorBody, description: DESCRIPTIONS[s] ?? 'Error' };
+  for (const s of statuses) {
+    out[s] = { ...ErrorBody, description: DESCRIPTIONS[s] ?? 'Error', ...(HEADERS[s] ? { headers: HEADERS[s] } : {}) };
+  }
   return out;
 }

@@ -7,14 +7,18 @@ import { errorResponses } from './errors.ts';
 /**
  * Statuses the shared hooks can answer on a route whatever its own schema says: 500 (error
  * handler) everywhere; with a key, 401 and 429 (auth hook), and 403 when the route is console-only,
- * plan-gated or needs more than the `read` permission every role holds.
+ * plan-gated or needs more than the `read` permission every role holds. A route whose method
+ * carries a body (anything but GET/HEAD) also gets the body parser's answers, 400 (not JSON),
+ * 413 (too large) and 415 (not a JSON content type), even when it declares no body, except
+ * console-only routes, where the auth hook answers before any body is read.
  */
 function kernelStatuses(method: string | string[], cfg: FastifyContextConfig): number[] {
   if (cfg.auth === false) return [500];
   const reads = [method].flat().every((m) => m === 'GET' || m === 'HEAD');
   const mayForbid =
     cfg.surface === 'console' || cfg.feature !== undefined || !reads || (cfg.permission ?? 'read') !== 'read';
-  return mayForbid ? [401, 403, 429, 500] : [401, 429, 500];
+  const parsesBody = !reads && cfg.surface !== 'console';
+  return [...(parsesBody ? [400, 413, 415] : []), 401, ...(mayForbid ? [403] : []), 429, 500];
 }
 
 /**

@@ -1,5 +1,11 @@
 /** Page arithmetic and links for `{ data, pagination, links }` lists. */
 
+/**
+ * Highest `page` any list accepts: far past any real list, and it keeps `(page - 1) * limit` an
+ * exact integer that both databases take as an OFFSET (an unbounded page was a 500).
+ */
+export const MAX_PAGE = 1_000_000;
+
 export interface PageInfo {
   total: number;
   pages: number;

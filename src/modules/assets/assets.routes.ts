@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps } from '../../app.ts';
 import { principalOf } from '../../http/auth.ts';
 import { errorResponses, fieldError } from '../../http/errors.ts';
+import { textProblem } from '../../http/schemas.ts';
 import {
   AssetIdParams,
   AssetListResponse,
@@ -106,8 +107,10 @@ export function assetsRoutes(deps: Pick<AppDeps, 'config'> & { assets: AssetsSer
         if (tagList && tagList.length > MAX_TAG_FILTERS) {
           throw fieldError('query.tags', `must NOT have more than ${MAX_TAG_FILTERS} tags`);
         }
-        if (tagList?.some((t) => t.length > 100))
+        if (tagList?.some((t) => [...t].length > 100))
           throw fieldError('query.tags', 'must NOT have a tag over 100 characters');
+        const problem = tagList?.map((t) => textProblem(t)).find(Boolean);
+        if (problem) throw fieldError('query.tags', problem);
         return service.list(principalOf(request), request.params.brandId, {
           ...q,
           ...(tagList ? { tags: tagList } : {}),

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { MAX_UPLOAD_BYTES } from '../../adapters/media/index.ts';
+import { MAX_PAGE } from '../../http/pagination.ts';
 import { StringEnum, Uuid } from '../../http/schemas.ts';
 
 export const ASSET_TYPES = [
@@ -135,7 +136,7 @@ export const ListAssetsQuery = Type.Object({
   status: Type.Optional(StringEnum(ASSET_STATUSES)),
   tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2100 }), { maxItems: MAX_TAG_FILTERS })),
   campaignId: Type.Optional(Uuid),
-  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
+  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   sort: StringEnum(ASSET_SORTS, { default: '-createdAt' }),
 });

@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
+import { MAX_PAGE } from '../../http/pagination.ts';
 
 /** Brand field bounds (spec "Limits"); lengths count Unicode code points, as JSON Schema does. */
 export const BRAND_LIMITS = {
@@ -122,7 +123,7 @@ export const BrandParams = Type.Object({ brandId: Type.String({ format: 'uuid' }
 
 export const ListBrandsQuery = Type.Object({
   all_organizations: Type.Boolean({ default: false, description: 'Platform admins only' }),
-  page: Type.Integer({ minimum: 1, default: 1 }),
+  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   sort: Type.Enum(SORTS, { default: '-createdAt' }),
   industry: Type.Optional(
@@ -158,19 +159,8 @@ export const IfMatchHeaders = Type.Object({
   'if-match': Type.String({ minLength: 1, description: 'The ETag from an earlier get or update, or *' }),
 });
 
-const UNPAIRED_SURROGATE = /[\uD800-\uDFFF]/u;
-
-/**
- * Why a text value cannot be stored, or undefined when it can. NUL cannot be stored in
- * PostgreSQL text and an unpaired surrogate cannot be encoded as UTF-8, so both are refused on
- * every database; `notBlank` fields must contain a non-whitespace character.
- */
-export function textProblem(value: string, notBlank = false): string | undefined {
-  if (value.includes('\u0000')) return 'must not contain NUL characters';
-  if (UNPAIRED_SURROGATE.test(value)) return 'must not contain unpaired surrogates';
-  if (notBlank && value.trim() === '') return 'must not be blank';
-  return undefined;
-}
+/** Moved to the HTTP kernel (every module's text needs it); re-exported for existing imports. */
+export { textProblem } from '../../http/schemas.ts';
 
 /** Folded form of a name or industry for sorting and case-insensitive matching. */
 export const foldKey = (s: string): string => s.normalize('NFC').toLowerCase();

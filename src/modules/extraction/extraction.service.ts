@@ -6,6 +6,7 @@ import type { FormatName } from '../../adapters/media/index.ts';
 import { isStorageError, type ObjectStorage } from '../../adapters/storage/storage.port.ts';
 import { fromBool, toBool } from '../../adapters/db/columns.ts';
 import { AppError, conflict, fieldError, notFound } from '../../http/errors.ts';
+import { textProblem } from '../../http/schemas.ts';
 import type { JobLogger, JobSystem } from '../../jobs/types.ts';
 import type { Principal } from '../access/access.service.ts';
 import type { AssetsService } from '../assets/assets.service.ts';
@@ -105,8 +106,9 @@ export function createExtractionService(deps: ExtractionServiceDeps) {
     return out;
   }
 
+  /** UUIDs are matched case-insensitively: ids are stored, and answered, in lower case. */
   async function mustGet(p: Principal, id: string) {
-    const row = await repo.get(p.org.id, id);
+    const row = await repo.get(p.org.id, id.toLowerCase());
     if (!row) throw notFound(`Extraction ${id} not found`, 'EXTRACTION_NOT_FOUND');
     return row;
   }
@@ -233,14 +235,17 @@ export function createExtractionService(deps: ExtractionServiceDeps) {
       }
       if (url.username || url.password) throw fieldError('body.url', 'must not contain a user name or password');
       if (!url.hostname) throw fieldError('body.url', 'must name a host');
-      if (!(await repo.brandInOrg(p.org.id, body.brandId))) {
-        throw notFound(`Brand ${body.brandId} not found`, 'BRAND_NOT_FOUND');
+      const purposeProblem = body.purpose ? textProblem(body.purpose) : undefined;
+      if (purposeProblem) throw fieldError('body.purpose', purposeProblem);
+      const brandId = body.brandId.toLowerCase();
+      if (!(await repo.brandInOrg(p.org.id, brandId))) {
+        throw notFound(`Brand ${brandId} not found`, 'BRAND_NOT_FOUND');
       }
       const t = now();
       const row: ExtractionRow = {
         id: randomUUID(),
         organization_id: p.org.id,
-        brand_id: body.brandId,
+        brand_id: brandId,
         url: body.url,
         purpose: body.purpose ?? null,
         media: body.media ?? 'both',
@@ -282,7 +287,7 @@ export function createExtractionService(deps: ExtractionServiceDeps) {
     /** Removes the extraction and its candidates; staged copies best effort. Committed assets stay. */
     async remove(p: Principal, id: string): Promise<void> {
       const row = await mustGet(p, id);
-      if (!(await repo.delete(p.org.id, id))) throw notFound(`Extraction ${id} not found`, 'EXTRACTION_NOT_FOUND');
+      if (!(await repo.delete(p.org.id, row.id))) throw notFound(`Extraction ${id} not found`, 'EXTRACTION_NOT_FOUND');
       await removeStaged(stagingPrefix(row));
     },
 
@@ -297,7 +302,7 @@ export function createExtractionService(deps: ExtractionServiceDeps) {
           },
         );
       }
-      const all = await repo.candidates(id, true);
+      const all = await repo.candidates(row.id, true);
       let targets: { c: CandidateRow; isLogo: boolean }[];
       if (!body.items) {
         targets = all.filter((c) => fromBool(c.kept)).map((c) => ({ c, isLogo: false }));
@@ -306,7 +311,7 @@ export function createExtractionService(deps: ExtractionServiceDeps) {
         const seen = new Set<string>();
         targets = body.items.map((item, i) => {
           const field = `body.items.${i}.candidateId`;
-          const c = byId.get(item.candidateId);
+          const c = byId.get(item.candidateId.toLowerCase());
           if (!c) throw fieldError(field, 'is not a candidate of this extraction');
           if (seen.has(c.id)) throw fieldError(field, 'is listed more than once');
           seen.add(c.id);
