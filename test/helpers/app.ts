@@ -73,7 +73,11 @@ export async function createTestApp(kind: DbKind = 'sqlite', opts: TestAppOption
       return app.inject({ ...o, headers });
     },
     async close() {
-      await app.close();
+      // Tests that listen leave keep-alive connections open in fetch's pool: close them too, or
+      // app.close() waits out their keep-alive timeout.
+      const closing = app.close();
+      app.server.closeAllConnections();
+      await closing;
       await deps.close();
       if (schema) await dropSchema(schema);
       fs.rmSync(dataDir, { recursive: true, force: true });
