@@ -137,7 +137,7 @@ async function fixtures() {
       times.push(ms);
       const row: Record<string, unknown> = { brand: b.slug };
       for (const [mix, pick] of Object.entries(MIXES)) {
-        const { dna } = mergeFindings(pick(sources), { brandName: b.name });
+        const { dna } = mergeFindings(pick(sources), { brand: { name: b.name } });
         const t = tally[mix]!;
         const hits = b.truth.palette.map((h) => colourHit(h, dna));
         t.colours += 3;

@@ -225,12 +225,15 @@ describe('Brand DNA with the OpenAI-compatible engine (sqlite)', () => {
     }, 'the version');
     expect(v.status).toBe('ready');
     expect(v.dna.identity.mission.value).toBe('MISSION FROM THE MODEL');
+    // The model reads the brand's description too (the brand states no tone of its own).
+    const both = ['brand', v.sources[0].id];
     expect(v.dna.voice.tone).toEqual([
-      { tone: 'Casual', weight: 0.5, sources: [v.sources[0].id] },
-      { tone: 'Playful', weight: 0.5, sources: [v.sources[0].id] },
+      { tone: 'Casual', weight: 0.5, sources: both },
+      { tone: 'Playful', weight: 0.5, sources: both },
     ]);
     expect(v.dna.visual.typography.heading.family).toBe(b.truth.heading);
-    const sent = JSON.parse(fake.requests.at(-1)!.body.messages[1].content);
-    expect(JSON.stringify(sent.blocks)).toContain(b.mission); // the about page's copy reached the model
+    const sent = fake.requests.map((r) => JSON.parse(r.body.messages[1].content).blocks);
+    expect(sent.some((blocks) => JSON.stringify(blocks).includes(b.mission))).toBe(true); // the about page's copy
+    expect(sent).toContainEqual([{ kind: 'description', text: 'A brand made by the asset tests.' }]);
   });
 });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Compile } from 'typebox/compile';
 import { describe, expect, it } from 'vitest';
 import { analyzeText, listItems, titleSegments } from '../src/engines/text/local/local-analyzer.ts';
-import { TONES, type TextAnalysis, type Tone } from '../src/engines/text/text-engine.ts';
+import { emptyAnalysis, TONES, type TextAnalysis, type Tone } from '../src/engines/text/text-engine.ts';
 import { mapLimit } from '../src/modules/brand-dna/brand-dna.jobs.ts';
 import { nextUpdatedAt } from '../src/modules/brand-dna/brand-dna.repo.ts';
 import { BrandDna, PALETTE_ROLES, SOURCE_TYPES } from '../src/modules/brand-dna/brand-dna.schemas.ts';
@@ -32,7 +32,13 @@ import {
 import { frameTimes, sourceTypeOf } from '../src/modules/brand-dna/extractors.ts';
 import { brandNameFromTitle, colorSpecs, fontSpecs, guidelineBlocks } from '../src/modules/brand-dna/guidelines.ts';
 import { subjectsIn } from '../src/modules/brand-dna/imagery.ts';
-import { type FoundColor, type FoundFont, mergeFindings, type SourceFindings } from '../src/modules/brand-dna/merge.ts';
+import {
+  type BrandFacts,
+  type FoundColor,
+  type FoundFont,
+  mergeFindings,
+  type SourceFindings,
+} from '../src/modules/brand-dna/merge.ts';
 import { analyzePage, webFontFamilies } from '../src/modules/brand-dna/page.ts';
 import { createHistogram, imageryStyle, paletteFromHistogram } from '../src/modules/brand-dna/palette.ts';
 import { buildPreview } from '../src/modules/brand-dna/preview.ts';
@@ -547,12 +553,151 @@ describe('merging sources', () => {
     expect(cssOnly.dna.visual.typography.heading?.family).toBe('Arial'); // headings inherit the body face
   });
 
-  it('falls back to the Brand resource’s name, marked as such', () => {
-    expect(mergeFindings([], { brandName: 'Acme' }).dna.identity.brand_name).toEqual({
-      value: 'Acme',
-      sources: ['brand'],
+  describe('the Brand resource’s own fields', () => {
+    const OUTDOOR: BrandFacts = {
+      name: 'Trailhead',
+      industry: 'Outdoor gear',
+      mission: 'Get people outside.',
+      values: ['durability'],
+      tone: ['Friendly'],
+      voice: ['plain-spoken'],
+    };
+    const said = (o: Partial<TextAnalysis>): TextAnalysis => ({ ...emptyAnalysis(), ...o });
+    const product = src(S1, 'image', {
+      colors: colors([['#2f5d3a', 1]]),
+      imagery: { style: ['bright'], subjects: ['tent'] },
     });
-    expect(mergeFindings([]).dna.identity.brand_name).toBeNull();
+
+    it('fills identity and voice from what the brand states when the sources say nothing', () => {
+      const m = mergeFindings([product], { brand: OUTDOOR });
+      const b = ['brand'];
+      expect(m.dna.identity).toMatchObject({
+        brand_name: { value: 'Trailhead', sources: b },
+        industry: { value: 'Outdoor gear', sources: b },
+        mission: { value: 'Get people outside.', sources: b },
+        values: [{ value: 'durability', sources: b }],
+        tagline: null,
+        audience: null,
+      });
+      expect(m.dna.voice.tone).toEqual([{ tone: 'Friendly', weight: 1, sources: b }]);
+      expect(m.dna.voice.descriptors).toEqual([{ value: 'plain-spoken', sources: b }]);
+      expect(m.dna.voice.formality).toBeNull(); // stated tones are no evidence of style
+      // Colours and imagery come only from the sources.
+      expect(m.dna.visual.palette.map((p) => p.sources)).toEqual([[S1]]);
+      expect(m.dna.visual.imagery.sources).toEqual([S1]);
+      const missing = missingFields(m.dna);
+      for (const f of ['brand_name', 'industry', 'mission', 'values']) expect(missing).not.toContain(`identity.${f}`);
+      expect(missing).not.toContain('voice.tone');
+      expect(missing).not.toContain('voice.descriptors');
+      expect(missing).toEqual(
+        expect.arrayContaining(['identity.tagline', 'voice.formality', 'visual.typography.body']),
+      );
+      expect(coverage(m.dna)).toBeGreaterThan(coverage(mergeFindings([product]).dna));
+      expect(checkDna.Check(m.dna)).toBe(true);
+    });
+
+    it('states nothing with empty, blank or unknown entries', () => {
+      const m = mergeFindings([product], {
+        brand: { name: ' ', industry: '', mission: '', values: ['', '  ', '—'], tone: ['Grumpy'], voice: [] },
+      });
+      expect(missingFields(m.dna)).toEqual(missingFields(mergeFindings([product]).dna));
+      expect(mergeFindings([]).dna.identity.brand_name).toBeNull();
+    });
+
+    it('outweighs one source’s reading, gives way to sources that agree, and is corroborated by agreement', () => {
+      const url = (id: string, mission: string, score = 0.9) =>
+        src(id, 'url', { text: said({ mission: { value: mission, score }, industry: { value: 'Retail', score: 1 } }) });
+      const pdf = (id: string, mission: string) => ({ ...url(id, mission, 1), type: 'pdf' as const });
+      const one = mergeFindings([pdf(S1, 'We sell tents.')], { brand: OUTDOOR }).dna.identity;
+      expect(one.mission).toEqual({ value: 'Get people outside.', sources: ['brand'] });
+      expect(one.industry).toEqual({ value: 'Outdoor gear', sources: ['brand'] });
+      const two = mergeFindings([pdf(S1, 'We sell tents.'), url(S2, 'We sell tents!')], { brand: OUTDOOR });
+      expect(two.dna.identity.mission).toEqual({ value: 'We sell tents.', sources: [S1, S2] });
+      const agreeing = mergeFindings([url(S1, 'Get people outside')], { brand: OUTDOOR });
+      expect(agreeing.dna.identity.mission).toEqual({ value: 'Get people outside.', sources: ['brand', S1] });
+    });
+
+    it('lists the stated values and voice first, then what the sources add', () => {
+      const m = mergeFindings(
+        [src(S1, 'pdf', { text: said({ values: ['Craft', 'Durability'], descriptors: ['warm'] }) })],
+        { brand: { ...OUTDOOR, values: ['durability', 'Repair'] } },
+      );
+      expect(m.dna.identity.values).toEqual([
+        { value: 'durability', sources: ['brand', S1] },
+        { value: 'Repair', sources: ['brand'] },
+        { value: 'Craft', sources: [S1] },
+      ]);
+      expect(m.dna.voice.descriptors.map((d) => d.value)).toEqual(['plain-spoken', 'warm']);
+    });
+
+    it('weighs stated tones in the order given and lets them agree or disagree with the sources', () => {
+      const stated = mergeFindings([], { brand: { tone: ['Playful', 'Friendly', 'Casual'] } }).dna.voice.tone;
+      expect(stated.map((t) => [t.tone, t.weight])).toEqual([
+        ['Playful', 0.5],
+        ['Friendly', 0.333],
+        ['Casual', 0.167],
+      ]);
+      const page = src(S1, 'url', {
+        text: said({
+          tone: [
+            { tone: 'Friendly', weight: 0.8 },
+            { tone: 'Casual', weight: 0.2 },
+          ],
+          formality: 0.3,
+        }),
+      });
+      const friendly = mergeFindings([page], { brand: { tone: ['Friendly'] } });
+      const luxurious = mergeFindings([page], { brand: { tone: ['Luxurious'] } });
+      expect(friendly.dna.voice.tone[0]).toMatchObject({ tone: 'Friendly', sources: ['brand', S1] });
+      // The brand (3) outweighs one page (1).
+      expect(luxurious.dna.voice.tone.map((t) => [t.tone, t.weight])).toEqual([
+        ['Luxurious', 0.75],
+        ['Friendly', 0.2],
+        ['Casual', 0.05],
+      ]);
+      expect(friendly.dna.voice.formality).toEqual({ level: 'casual', score: 0.3, sources: [S1] });
+      expect(friendly.evidence.toneVectors).toHaveLength(2);
+      expect(agreementScore(friendly.evidence)).toBeGreaterThan(0.9);
+      expect(agreementScore(luxurious.evidence)).toBe(0);
+      const conf = (r: typeof friendly) => confidenceScore(r.dna, r.evidence, { total: 1, succeeded: 1 });
+      expect(conf(friendly)).toBeGreaterThan(conf(luxurious));
+    });
+
+    it('reads the description only for what the brand does not state', () => {
+      const described = said({
+        brandName: { value: 'Other', score: 1 },
+        tagline: { value: 'Gear for the rest of us', score: 1 },
+        mission: { value: 'We help people get outdoors more often.', score: 0.6 },
+        industry: { value: 'Sports', score: 1 },
+        audience: { value: { description: 'For weekend hikers', segments: ['hikers'] }, score: 0.5 },
+        values: ['Quality'],
+        tone: [{ tone: 'Casual', weight: 1 }],
+        descriptors: ['relaxed'],
+        formality: 0.2,
+        wordsToUse: ['gear'],
+        wordsToAvoid: ['cheap'],
+      });
+      const full = mergeFindings([product], { brand: { ...OUTDOOR, described } }).dna;
+      expect(full.identity).toMatchObject({
+        brand_name: { value: 'Trailhead' },
+        tagline: null,
+        mission: { value: 'Get people outside.' },
+        industry: { value: 'Outdoor gear' },
+        audience: { description: 'For weekend hikers', segments: ['hikers'], sources: ['brand'] },
+      });
+      expect(full.identity.values.map((v) => v.value)).toEqual(['durability']);
+      expect(full.voice.tone.map((t) => t.tone)).toEqual(['Friendly']);
+      expect(full.voice.descriptors.map((v) => v.value)).toEqual(['plain-spoken']);
+      expect(full.voice.formality).toBeNull(); // the description's style reading goes with its tones
+      expect(full.voice.words_to_use).toEqual([]);
+      expect(full.voice.words_to_avoid).toEqual([]);
+      const bare = mergeFindings([product], { brand: { name: 'Trailhead', industry: 'Outdoor gear', described } }).dna;
+      expect(bare.identity.mission).toEqual({ value: 'We help people get outdoors more often.', sources: ['brand'] });
+      expect(bare.identity.values.map((v) => v.value)).toEqual(['Quality']);
+      expect(bare.voice.tone).toEqual([{ tone: 'Casual', weight: 1, sources: ['brand'] }]);
+      expect(bare.voice.descriptors.map((v) => v.value)).toEqual(['relaxed']);
+      expect(bare.voice.formality).toEqual({ level: 'casual', score: 0.2, sources: ['brand'] });
+    });
   });
 
   const analysis: fc.Arbitrary<TextAnalysis> = fc.record({
@@ -610,20 +755,33 @@ describe('merging sources', () => {
     text: fc.option(analysis, { nil: undefined }),
   });
 
+  // Any Brand resource the brands API accepts (lengths in code points, astral ones included).
+  const text = (maxLength: number, minLength = 0) => fc.string({ unit: 'binary', minLength, maxLength });
+  const brandFacts: fc.Arbitrary<BrandFacts> = fc.record(
+    {
+      name: text(100, 1),
+      industry: text(50, 1),
+      mission: text(1000),
+      values: fc.array(text(50), { maxLength: 10 }),
+      tone: fc.uniqueArray(fc.constantFrom(...TONES), { maxLength: 5 }),
+      voice: fc.array(text(50), { maxLength: 5 }),
+      described: analysis,
+    },
+    { requiredKeys: ['name', 'industry'] },
+  );
+
   it('always produces a payload that matches the published schema', () => {
     fc.assert(
-      fc.property(
-        fc.array(finding, { maxLength: 6 }),
-        fc.option(fc.string({ minLength: 1, maxLength: 150 }), { nil: undefined }),
-        (fs, brandName) => {
-          const m = mergeFindings(fs as SourceFindings[], brandName ? { brandName } : {});
-          const ok = checkDna.Check(m.dna);
-          if (!ok) throw new Error(JSON.stringify([...checkDna.Errors(m.dna)].slice(0, 2)));
-          const c = confidenceScore(m.dna, m.evidence, { total: Math.max(1, fs.length), succeeded: fs.length });
-          expect(c).toBeGreaterThanOrEqual(0);
-          expect(c).toBeLessThanOrEqual(1);
-        },
-      ),
+      fc.property(fc.array(finding, { maxLength: 6 }), fc.option(brandFacts, { nil: undefined }), (fs, brand) => {
+        const m = mergeFindings(fs as SourceFindings[], brand ? { brand } : {});
+        const ok = checkDna.Check(m.dna);
+        if (!ok) throw new Error(JSON.stringify([...checkDna.Errors(m.dna)].slice(0, 2)));
+        // No surrogate pair is cut in two (JSON.stringify escapes only lone surrogates).
+        expect(JSON.stringify(m.dna)).not.toMatch(/\\ud[89a-f][0-9a-f]{2}/i);
+        const c = confidenceScore(m.dna, m.evidence, { total: Math.max(1, fs.length), succeeded: fs.length });
+        expect(c).toBeGreaterThanOrEqual(0);
+        expect(c).toBeLessThanOrEqual(1);
+      }),
       { numRuns: 150 },
     );
   });

@@ -142,8 +142,8 @@ describe.each(dbKinds())('Brand DNA over HTTP (%s)', (kind) => {
     expect(dna.identity.brand_name.value).toBe(B.name);
     expect(dna.identity.mission.value).toBe(B.mission);
     expect(dna.identity.values.map((x: Json) => x.value)).toEqual(expect.arrayContaining(B.values.slice(1)));
-    // Every provenance entry names a source of this version.
-    const ids = new Set(v.sources.map((x: Json) => x.id));
+    // Every provenance entry names a source of this version, or the brand itself.
+    const ids = new Set([...v.sources.map((x: Json) => x.id), 'brand']);
     const provenance = JSON.stringify(dna).match(/"sources":\[[^\]]*\]/g) ?? [];
     for (const list of provenance) for (const id of JSON.parse(`{${list}}`).sources) expect(ids.has(id)).toBe(true);
     expect(v.confidenceScore).toBeGreaterThan(0.8);

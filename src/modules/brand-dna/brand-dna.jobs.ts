@@ -179,7 +179,8 @@ export function createExtractionRunner(deps: BrandDnaJobDeps) {
             } satisfies AssetSource,
           ]),
         );
-        const brandName = await repo.brandName(version.brand_id);
+        const brand = await repo.brandFacts(version.brand_id);
+        const brandName = brand?.name;
         const ctxBase = {
           fetcher: deps.fetcher,
           storage: deps.storage,
@@ -203,7 +204,15 @@ export function createExtractionRunner(deps: BrandDnaJobDeps) {
           if (failed.reservation_id) await deps.usage.release(failed.reservation_id);
           return;
         }
-        const { dna, evidence } = mergeFindings(found, brandName ? { brandName } : {});
+        // The brand's own fields are a text source too (provenance `brand`, no entry in `sources`).
+        const described = brand?.description.trim()
+          ? await deps.analyzer.analyze(
+              { ...(brandName ? { brandName } : {}), blocks: [{ kind: 'description', text: brand.description }] },
+              { signal },
+            )
+          : undefined;
+        signal.throwIfAborted();
+        const { dna, evidence } = mergeFindings(found, brand ? { brand: { ...brand, described } } : {});
         if (!checkDna.Check(dna)) {
           const first = [...checkDna.Errors(dna)][0];
           throw new Error(`merged Brand DNA does not match its schema: ${first?.instancePath} ${first?.message}`);

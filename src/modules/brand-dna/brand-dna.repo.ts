@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../adapters/db/database.ts';
-import { affected } from '../../adapters/db/columns.ts';
+import { affected, fromJson } from '../../adapters/db/columns.ts';
 import type { DB } from '../../adapters/db/schema.ts';
 import type { BrandDnaSourcesTable, BrandDnaVersionsTable } from './brand-dna.tables.ts';
 
@@ -68,8 +68,21 @@ export function createBrandDnaRepo(db: Database) {
       return r;
     },
 
-    async brandName(brandId: string): Promise<string | undefined> {
-      return (await k.selectFrom('brands').select('name').where('id', '=', brandId).executeTakeFirst())?.name;
+    /** The brand's own fields, which the extraction merges as a source of their own. */
+    async brandFacts(brandId: string) {
+      const r = await k
+        .selectFrom('brands')
+        .select(['name', 'industry', 'description', 'mission', 'values', 'tone', 'voice'])
+        .where('id', '=', brandId)
+        .executeTakeFirst();
+      return (
+        r && {
+          ...r,
+          values: fromJson<string[]>(r.values, []),
+          tone: fromJson<string[]>(r.tone, []),
+          voice: fromJson<string[]>(r.voice, []),
+        }
+      );
     },
 
     async assetsIn(orgId: string, ids: string[]): Promise<AssetFacts[]> {

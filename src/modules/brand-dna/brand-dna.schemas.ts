@@ -43,11 +43,15 @@ export const BrandDna = Type.Object(
     schema_version: Type.Literal(1),
     identity: Type.Object(
       {
-        brand_name: Nullable(TextValue(100, 'The brand name as the sources write it')),
+        brand_name: Nullable(
+          TextValue(100, 'The brand name, as the brand states it unless several sources agree on another'),
+        ),
         tagline: Nullable(TextValue(200, 'A short line the brand uses with its name')),
         mission: Nullable(TextValue(1000, 'Why the brand exists')),
         values: Items(50, 10, 'Values the brand states or stresses, strongest first'),
-        industry: Nullable(TextValue(50, 'The industry the sources point at')),
+        industry: Nullable(
+          TextValue(50, 'The industry, as the brand states it unless several sources agree on another'),
+        ),
         audience: Nullable(
           Type.Object(
             {

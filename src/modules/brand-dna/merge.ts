@@ -1,4 +1,4 @@
-import type { TextAnalysis, Tone } from '../../engines/text/text-engine.ts';
+import { emptyAnalysis, type TextAnalysis, type Tone } from '../../engines/text/text-engine.ts';
 import { TONES } from '../brands/brands.schemas.ts';
 import { deltaE2000, hexToLab, isNeutral, type Lab } from './color.ts';
 import type { ColorRoleHint, FontRole } from './css-analysis.ts';
@@ -10,7 +10,8 @@ import type { BrandDna, FontEntry, PaletteEntry, PaletteRole, SourceType } from 
  * (SOURCE_WEIGHTS), grouped across sources (colours closer than ΔE2000 8, fonts by family name,
  * texts by normalised value), and each group's score is raised by agreement: ×(1 + 0.5 per extra
  * source that supports it). Explicit statements (guideline colour specs, font files, named
- * typefaces) take precedence over inferred ones. Pure.
+ * typefaces) take precedence over inferred ones. The Brand resource's own fields are a text source
+ * of their own (provenance `brand`, see BrandFacts). Pure.
  */
 export interface FoundColor {
   hex: string;
@@ -64,12 +65,24 @@ export const SOURCE_WEIGHTS = {
   /** Multiplier for fonts a guideline names explicitly. */
   explicitFont: 2.5,
   text: { pdf: 1.5, document: 1.5, url: 1, image: 0, video: 0, font: 0 } as Record<SourceType, number>,
+  /**
+   * The Brand resource as a text source: what the customer states (name, industry, mission,
+   * values, tone, voice) twice a guideline's weight, so it wins over any one source's reading and
+   * gives way only when several sources agree on something else; what the text analyzer reads in
+   * the brand's description like a page's copy.
+   */
+  brand: { stated: 3, described: 1 },
 };
+
+/** Provenance of what comes from the Brand resource. */
+const BRAND_SOURCE = 'brand';
 
 /** ΔE2000 under which two colours are the same brand colour. */
 export const SAME_COLOR_DE = 8;
 const agreement = (n: number) => 1 + 0.5 * (n - 1);
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
+/** The first `max` code points (the schema's lengths count code points; a pair is never split). */
+const cut = (s: string, max: number) => (s.length <= max ? s : [...s].slice(0, max).join(''));
 
 export interface MergeEvidence {
   /** Sources supporting each of the first three palette entries. */
@@ -90,9 +103,20 @@ export interface MergeResult {
   evidence: MergeEvidence;
 }
 
+/** The Brand resource's own fields (as stored: empty strings and lists state nothing). */
+export interface BrandFacts {
+  name?: string;
+  industry?: string;
+  mission?: string;
+  values?: readonly string[];
+  tone?: readonly string[];
+  voice?: readonly string[];
+  /** The text analyzer's reading of the brand's description (the description itself is not used). */
+  described?: TextAnalysis | undefined;
+}
+
 export interface MergeContext {
-  /** The Brand resource's name: used (with provenance `brand`) when no source names the brand. */
-  brandName?: string;
+  brand?: BrandFacts;
 }
 
 export function mergeFindings(findings: readonly SourceFindings[], ctx: MergeContext = {}): MergeResult {
@@ -249,8 +273,8 @@ function mergePalette(findings: readonly SourceFindings[]): { entries: PaletteEn
     hex: c.hex,
     role,
     share: total > 0 ? round3(c.score / total) : 0,
-    ...(c.name ? { name: c.name.slice(0, 60) } : {}),
-    ...(c.pantone ? { pantone: c.pantone.slice(0, 40) } : {}),
+    ...(c.name ? { name: cut(c.name, 60) } : {}),
+    ...(c.pantone ? { pantone: cut(c.pantone, 40) } : {}),
     sources: [...c.sources],
   }));
   return { entries, support: chosen.slice(0, 3).map((x) => x.c.sources.size) };
@@ -335,9 +359,9 @@ function mergeTypography(findings: readonly SourceFindings[]): {
   const entry = (g: FontGroup | undefined): FontEntry | null =>
     g
       ? {
-          family: g.family.slice(0, 80),
+          family: cut(g.family, 80),
           weights: [...g.weights].sort((a, b) => a - b).slice(0, 9),
-          fallbacks: g.fallbacks.filter((f) => familyKey(f) !== familyKey(g.family)).map((f) => f.slice(0, 80)),
+          fallbacks: g.fallbacks.filter((f) => familyKey(f) !== familyKey(g.family)).map((f) => cut(f, 80)),
           sources: [...g.sources],
         }
       : null;
@@ -381,7 +405,7 @@ function rankedUnion(lists: { items: string[]; weight: number; sourceId: string 
   const groups = new Map<string, { value: string; score: number; sources: Set<string> }>();
   for (const l of lists) {
     l.items.forEach((item, i) => {
-      const value = item.trim().slice(0, maxLen);
+      const value = cut(item.trim(), maxLen);
       const key = norm(value);
       if (!key) return;
       const s = l.weight * (1 - i / (l.items.length + 1));
@@ -402,10 +426,68 @@ function rankedUnion(lists: { items: string[]; weight: number; sourceId: string 
 const formalityLevel = (score: number): 'formal' | 'neutral' | 'casual' =>
   score >= 0.62 ? 'formal' : score <= 0.38 ? 'casual' : 'neutral';
 
+interface TextInput {
+  id: string;
+  w: number;
+  t: TextAnalysis;
+  /** Speaks to formality (a reading that heard a tone in the text). */
+  formal: boolean;
+}
+
+/**
+ * The Brand resource as text inputs: its stated fields as certain (score 1) at the `stated`
+ * weight; the reading of its description, at the `described` weight, for what the brand does not
+ * state (never its name, industry, tagline or words to use/avoid: a description is not a slogan,
+ * and its few words are no vocabulary). Tones are weighed in the order given, falling linearly.
+ */
+function brandInputs(b: BrandFacts | undefined): TextInput[] {
+  if (!b) return [];
+  const text = (s: string | undefined) => (s && norm(s) ? { value: s.trim(), score: 1 } : undefined);
+  const list = (xs: readonly string[] | undefined) => (xs ?? []).filter((x) => norm(x) !== '');
+  const tones = [...new Set(b.tone ?? [])].filter((t): t is Tone => (TONES as readonly string[]).includes(t));
+  const n = tones.length;
+  const name = text(b.name);
+  const industry = text(b.industry);
+  const mission = text(b.mission);
+  const stated: TextAnalysis = {
+    ...emptyAnalysis(),
+    ...(name ? { brandName: name } : {}),
+    ...(industry ? { industry } : {}),
+    ...(mission ? { mission } : {}),
+    values: list(b.values),
+    tone: tones.map((tone, i) => ({ tone, weight: (n - i) / ((n * (n + 1)) / 2) })),
+    descriptors: list(b.voice),
+  };
+  const inputs: TextInput[] = [{ id: BRAND_SOURCE, w: SOURCE_WEIGHTS.brand.stated, t: stated, formal: false }];
+  const d = b.described;
+  if (d) {
+    inputs.push({
+      id: BRAND_SOURCE,
+      w: SOURCE_WEIGHTS.brand.described,
+      t: {
+        ...emptyAnalysis(),
+        ...(d.mission && !mission ? { mission: d.mission } : {}),
+        ...(d.audience ? { audience: d.audience } : {}),
+        values: stated.values.length ? [] : d.values,
+        tone: stated.tone.length ? [] : d.tone,
+        descriptors: stated.descriptors.length ? [] : d.descriptors,
+        formality: d.formality,
+      },
+      // Its formality goes with its tones (the reading's formality leans on the tones it heard).
+      formal: d.tone.length > 0 && !stated.tone.length,
+    });
+  }
+  return inputs;
+}
+
 function mergeText(findings: readonly SourceFindings[], ctx: MergeContext) {
-  const withText = findings
-    .filter((f) => f.text && SOURCE_WEIGHTS.text[f.type] > 0)
-    .map((f) => ({ id: f.sourceId, w: SOURCE_WEIGHTS.text[f.type], t: f.text! }));
+  // The brand first: a group keeps its first spelling, so a value it states reads as the customer wrote it.
+  const withText: TextInput[] = [
+    ...brandInputs(ctx.brand),
+    ...findings
+      .filter((f) => f.text && SOURCE_WEIGHTS.text[f.type] > 0)
+      .map((f) => ({ id: f.sourceId, w: SOURCE_WEIGHTS.text[f.type], t: f.text!, formal: f.text!.tone.length > 0 })),
+  ];
 
   const scoredVote = (pick: (t: TextAnalysis) => { value: string; score: number } | undefined) =>
     vote(
@@ -415,13 +497,7 @@ function mergeText(findings: readonly SourceFindings[], ctx: MergeContext) {
       }),
     );
   const textValue = (v: Vote<string> | undefined, max: number) =>
-    v ? { value: v.value.slice(0, max), sources: [...v.sources] } : null;
-
-  let brandName = textValue(
-    scoredVote((t) => t.brandName),
-    100,
-  );
-  if (!brandName && ctx.brandName) brandName = { value: ctx.brandName.slice(0, 100), sources: ['brand'] };
+    v ? { value: cut(v.value, max), sources: [...v.sources] } : null;
 
   const audienceVote = vote(
     withText.flatMap(({ id, w, t }) =>
@@ -465,7 +541,7 @@ function mergeText(findings: readonly SourceFindings[], ctx: MergeContext) {
     if (tone[0]) tone[0].weight = round3(Math.min(1, Math.max(0, tone[0].weight + drift)));
   }
 
-  const formalitySources = withText.filter((x) => x.t.tone.length > 0);
+  const formalitySources = withText.filter((x) => x.formal);
   const fw = formalitySources.reduce((s, x) => s + x.w, 0);
   const formalityScore =
     fw > 0 ? round3(formalitySources.reduce((s, x) => s + x.t.formality * x.w, 0) / fw) : undefined;
@@ -479,15 +555,18 @@ function mergeText(findings: readonly SourceFindings[], ctx: MergeContext) {
 
   const audience = audienceVote
     ? {
-        description: audienceVote.value.description.slice(0, 300),
-        segments: audienceVote.value.segments.slice(0, 8).map((s) => s.slice(0, 50)),
+        description: cut(audienceVote.value.description, 300),
+        segments: audienceVote.value.segments.slice(0, 8).map((s) => cut(s, 50)),
         sources: [...audienceVote.sources],
       }
     : null;
 
   return {
     identity: {
-      brand_name: brandName,
+      brand_name: textValue(
+        scoredVote((t) => t.brandName),
+        100,
+      ),
       tagline: textValue(
         scoredVote((t) => t.tagline),
         200,
@@ -565,7 +644,7 @@ function mergeImagery(findings: readonly SourceFindings[]): BrandDna['visual']['
         return !group || ranked.find(([x]) => group.includes(x))?.[0] === s;
       })
       .slice(0, 12)
-      .map(([s]) => s.slice(0, 40));
+      .map(([s]) => cut(s, 40));
   };
   return {
     style: count((i) => i.style, STYLE_GROUPS),
