@@ -21,6 +21,7 @@ import type {
 } from './brand-dna.schemas.ts';
 import { sourceTypeOf } from './extractors.ts';
 import { buildPreview } from './preview.ts';
+import { webUrlProblem } from './web-url.ts';
 
 /** Storage folder of a version's artifacts (per-source findings). */
 export const versionFolder = (orgId: string, versionId: string) => `orgs/${orgId}/brand-dna/${versionId}/`;
@@ -95,8 +96,8 @@ export function createBrandDnaService(deps: BrandDnaServiceDeps) {
   }
 
   /**
-   * The sources a create or rerun asks for, checked: at least one (400 NO_SOURCES); http(s) URLs
-   * without credentials (400); assets of the caller's organization (403 ASSET_NOT_OWNED) that are
+   * The sources a create or rerun asks for, checked: at least one (400 NO_SOURCES); web URLs
+   * (`webUrlProblem`, 400); assets of the caller's organization (403 ASSET_NOT_OWNED) that are
    * `complete` (422 ASSET_NOT_READY) and of a kind Brand DNA reads (422 UNSUPPORTED_SOURCE).
    * Repeated ids and URLs count once.
    */
@@ -104,15 +105,9 @@ export function createBrandDnaService(deps: BrandDnaServiceDeps) {
     const assetIds = [...new Set((body.assetIds ?? []).map((a) => a.toLowerCase()))];
     const urls: string[] = [];
     for (const [i, raw] of (body.urls ?? []).entries()) {
-      let u: URL;
-      try {
-        u = new URL(raw);
-      } catch {
-        throw fieldError(`body.urls.${i}`, 'must be an absolute http(s) URL');
-      }
-      if (u.protocol !== 'http:' && u.protocol !== 'https:')
-        throw fieldError(`body.urls.${i}`, 'must be an http(s) URL');
-      if (u.username || u.password) throw fieldError(`body.urls.${i}`, 'must not contain a user name or password');
+      const problem = webUrlProblem(raw);
+      if (problem) throw fieldError(`body.urls.${i}`, problem);
+      const u = new URL(raw);
       u.hash = '';
       if (!urls.includes(u.href)) urls.push(u.href);
     }
@@ -212,6 +207,8 @@ export function createBrandDnaService(deps: BrandDnaServiceDeps) {
     if (dup) throw fieldError('body.dna.voice.tone', `lists ${dup} more than once`);
     for (const [i, l] of dna.visual.logos.entries()) {
       if (!l.asset_id && !l.url) throw fieldError(`body.dna.visual.logos.${i}`, 'needs asset_id or url');
+      const problem = l.url === undefined ? undefined : webUrlProblem(l.url);
+      if (problem) throw fieldError(`body.dna.visual.logos.${i}.url`, problem);
     }
     const logoAssets = [...new Set(dna.visual.logos.flatMap((l) => (l.asset_id ? [l.asset_id.toLowerCase()] : [])))];
     const known = new Set((await repo.assetsIn(orgId, logoAssets)).map((a) => a.id));

@@ -3,6 +3,7 @@ import { TONES } from '../brands/brands.schemas.ts';
 import { deltaE2000, hexToLab, isNeutral, type Lab } from './color.ts';
 import type { ColorRoleHint, FontRole } from './css-analysis.ts';
 import type { BrandDna, FontEntry, PaletteEntry, PaletteRole, SourceType } from './brand-dna.schemas.ts';
+import { webUrlProblem } from './web-url.ts';
 
 /**
  * Merging what each source found into one DNA payload. Every source's evidence is normalised (each
@@ -607,6 +608,8 @@ function mergeLogos(findings: readonly SourceFindings[]): BrandDna['visual']['lo
   const byKey = new Map<string, { assetId?: string; url?: string; score: number; sources: Set<string> }>();
   for (const f of findings) {
     for (const l of f.logos) {
+      // A page may name a logo by a URL the payload cannot hold (too long, with credentials).
+      if (l.url !== undefined && webUrlProblem(l.url)) continue;
       const key = l.assetId ? `a:${l.assetId}` : `u:${l.url}`;
       const g = byKey.get(key);
       if (g) {
