@@ -1,23 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, dbKinds, type TestApp } from './helpers/app.ts';
+import { orgWithBrand, sleep } from './helpers/extraction.ts';
 import { type FixtureSite, startFixtureSite } from './extraction-site.ts';
-
-const BRAND = {
-  name: 'Acme Home',
-  industry: 'Homeware',
-  description: 'Stoneware for everyday tables.',
-  mission: 'Make good mugs.',
-  values: ['Craft'],
-  tone: ['Friendly'],
-  voice: ['warm'],
-};
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function setup(t: TestApp, plan: string) {
-  const { apiKey } = await t.bootstrap({ plan });
-  const brand = await t.request({ method: 'POST', url: '/v1/brands', key: apiKey, payload: BRAND });
-  return { key: apiKey, brandId: brand.json().id as string };
-}
 
 /** Run limits: the timeout (job deadline and sweep) and the per-organization cap. */
 describe.each(dbKinds())('URL extraction run limits (%s)', (kind) => {
@@ -46,7 +30,7 @@ describe.each(dbKinds())('URL extraction run limits (%s)', (kind) => {
     afterAll(async () => t?.close());
 
     it('fails a run still going after the timeout with EXTRACTION_TIMEOUT', async () => {
-      const { key, brandId } = await setup(t, 'enterprise');
+      const { key, brandId } = await orgWithBrand(t, { plan: 'enterprise' });
       const res = await t.request({
         method: 'POST',
         url: '/v1/assets/extract-from-url',
@@ -82,8 +66,8 @@ describe.each(dbKinds())('URL extraction run limits (%s)', (kind) => {
       });
 
     it('caps concurrent runs per organization atomically: 429 with Retry-After', async () => {
-      const a = await setup(t, 'free'); // maxConcurrentRuns 2
-      const b = await setup(t, 'free');
+      const a = await orgWithBrand(t, { plan: 'free' }); // maxConcurrentRuns 2
+      const b = await orgWithBrand(t, { plan: 'free' });
       const answers = await Promise.all(Array.from({ length: 6 }, () => submit(a.key, a.brandId)));
       const statuses = answers.map((r) => r.statusCode).sort();
       expect(statuses).toEqual([202, 202, 429, 429, 429, 429]);
@@ -116,7 +100,7 @@ describe.each(dbKinds())('URL extraction run limits (%s)', (kind) => {
     });
 
     it('the sweep fails runs stuck past the timeout, and they stop counting against the cap', async () => {
-      const a = await setup(t, 'free');
+      const a = await orgWithBrand(t, { plan: 'free' });
       const ids = [];
       for (let i = 0; i < 2; i++) ids.push((await submit(a.key, a.brandId)).json().extractionId);
       expect((await submit(a.key, a.brandId)).statusCode).toBe(429);

@@ -3,24 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFetcher } from '../src/adapters/fetch/fetcher.ts';
 import { createTestApp, dbKinds, type TestApp } from './helpers/app.ts';
+import { orgWithBrand, sleep } from './helpers/extraction.ts';
 import { type FixtureSite, startFixtureSite } from './extraction-site.ts';
-
-const BRAND = {
-  name: 'Acme Home',
-  industry: 'Homeware',
-  description: 'Stoneware for everyday tables.',
-  mission: 'Make good mugs.',
-  values: ['Craft'],
-  tone: ['Friendly'],
-  voice: ['warm'],
-};
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function org(t: TestApp) {
-  const { apiKey } = await t.bootstrap();
-  const brand = await t.request({ method: 'POST', url: '/v1/brands', key: apiKey, payload: BRAND });
-  return { key: apiKey, brandId: brand.json().id as string };
-}
 
 async function runToEnd(t: TestApp, key: string, brandId: string, url: string) {
   const res = await t.request({ method: 'POST', url: '/v1/assets/extract-from-url', key, payload: { url, brandId } });
@@ -73,7 +57,7 @@ describe.each(dbKinds())('URL extraction SSRF refusals (%s)', (kind) => {
     beforeAll(async () => {
       t = await createTestApp(kind);
       await t.deps.startWorkers();
-      ({ key, brandId } = await org(t));
+      ({ key, brandId } = await orgWithBrand(t));
     });
     afterAll(async () => t?.close());
 
@@ -126,7 +110,7 @@ describe.each(dbKinds())('URL extraction SSRF refusals (%s)', (kind) => {
       const fetcher = createFetcher({ policy: (address, port) => address === '127.0.0.1' && port === site.port });
       t = await createTestApp(kind, { fetcher });
       await t.deps.startWorkers();
-      ({ key, brandId } = await org(t));
+      ({ key, brandId } = await orgWithBrand(t));
     });
     afterAll(async () => t?.close());
 

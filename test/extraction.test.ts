@@ -9,6 +9,7 @@ import { systemClock } from '../src/clock.ts';
 import { openObjectStorage } from '../src/adapters/storage/storage.ts';
 import type { ObjectStorage } from '../src/adapters/storage/storage.port.ts';
 import { createTestApp, dbKinds, type TestApp } from './helpers/app.ts';
+import { orgWithBrand, sleep } from './helpers/extraction.ts';
 import { type FixtureSite, SIZES, startFixtureSite } from './extraction-site.ts';
 
 interface Candidate {
@@ -38,19 +39,8 @@ interface Extraction {
   candidates?: Candidate[];
 }
 
-const BRAND = {
-  name: 'Acme Home',
-  industry: 'Homeware',
-  description: 'Stoneware for everyday tables.',
-  mission: 'Make good mugs.',
-  values: ['Craft'],
-  tone: ['Friendly'],
-  voice: ['warm'],
-};
-
 const sizeOf = (c: Candidate) => `${c.width}x${c.height}`;
 const size = (s: readonly [number, number]) => `${s[0]}x${s[1]}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Slow pages for the delete-while-running test. */
 function slowRoutes(req: http.IncomingMessage, res: http.ServerResponse): boolean {
@@ -103,11 +93,8 @@ describe.each(dbKinds())('URL extraction over HTTP (%s)', (kind) => {
       storage: flakyStorage(storageDir, refuseOnce),
     });
     await t.deps.startWorkers();
-    key = (await t.bootstrap()).apiKey;
+    ({ key, brandId } = await orgWithBrand(t));
     otherKey = (await t.bootstrap({ orgName: 'Other' })).apiKey;
-    const brand = await t.request({ method: 'POST', url: '/v1/brands', key, payload: BRAND });
-    expect(brand.statusCode).toBe(201);
-    brandId = brand.json().id;
   });
   afterAll(async () => {
     await t?.close();

@@ -43,7 +43,7 @@ export async function eventually<T>(
   }
 }
 
-export const TERMINAL = ['complete', 'failed', 'canceled'];
+const TERMINAL = ['complete', 'failed', 'canceled'];
 
 /** The asset calls of the spec against one test app, through app.inject. */
 export function assetClient(t: TestApp) {

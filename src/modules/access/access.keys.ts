@@ -7,11 +7,11 @@ import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
  * - `<secret>` is 43 base62 characters (256 bits from the CSPRNG). Only its SHA-256 is stored:
  *   a secret this long needs no slow KDF, and a fast hash keeps authentication off the hot path.
  */
-export const KEY_PREFIX = 'atl';
+const KEY_PREFIX = 'atl';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const TOKEN_RE = /^atl_(dev|staging|prod)_([0-9A-Za-z]{16})\.([0-9A-Za-z]{43})$/;
 
-export function randomBase62(length: number): string {
+function randomBase62(length: number): string {
   let out = '';
   for (let i = 0; i < length; i++) out += BASE62[randomInt(62)];
   return out;

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../adapters/db/database.ts';
 import { loadPlanCatalog } from '../usage/plans.ts';
 import { createAccessRepo } from './access.repo.ts';
-import { AccessError, createAccessService } from './access.service.ts';
+import { AccessError } from './access.errors.ts';
+import { createAccessService } from './access.service.ts';
 import { createKeyUsageTracker } from './key-usage.ts';
 
 const plans = loadPlanCatalog(path.join(import.meta.dirname, '..', '..', '..', 'config', 'plans.json'));

@@ -20,8 +20,6 @@ export interface Principal {
   org: { id: string; name: string; planSlug: string; overrides: OrgOverrides };
 }
 
-export { AccessError };
-
 export interface Organization {
   id: string;
   name: string;

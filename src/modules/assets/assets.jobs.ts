@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Type } from 'typebox';
+import { Uuid } from '../../http/schemas.ts';
 import type { Clock } from '../../clock.ts';
 import { isStorageError, type ObjectStorage } from '../../adapters/storage/storage.port.ts';
 import { downloadToFile } from '../../adapters/storage/storage.ts';
@@ -13,7 +14,7 @@ import type { AssetsRepo } from './assets.repo.ts';
 import { thumbnailKey, uploadKey } from './assets.keys.ts';
 import { analyzeFile } from './assets.processing.ts';
 
-const ProcessPayload = Type.Object({ assetId: Type.String({ format: 'uuid' }) });
+const ProcessPayload = Type.Object({ assetId: Uuid });
 
 /** Enqueued by confirm-upload and by extraction commits; the job id is `assets.process.<assetId>`. */
 export const processAssetJob: JobRef<typeof ProcessPayload> = { name: 'assets.process', payload: ProcessPayload };

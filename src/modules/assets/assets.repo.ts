@@ -1,7 +1,8 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { Database } from '../../adapters/db/database.ts';
 import type { DB } from '../../adapters/db/schema.ts';
 import { affected, fromJson } from '../../adapters/db/columns.ts';
+import { brandInOrg, byCodePoint } from '../brands/brands.repo.ts';
 import type { AssetsTable, UploadsTable } from './assets.tables.ts';
 import type { ListAssetsQuery } from './assets.schemas.ts';
 
@@ -22,16 +23,37 @@ async function writeTags(x: Exec, assetId: string, kind: 'user' | 'auto', tags: 
 
 export function createAssetsRepo(db: Database) {
   const k = db.kysely;
+  /**
+   * Moves a pending upload to `uploadStatus` and its still-uploading asset by `assetPatch`, in one
+   * transaction; false when another request moved the upload first.
+   */
+  const settleUpload = (
+    uploadId: string,
+    assetId: string,
+    uploadStatus: 'confirmed' | 'canceled' | 'expired',
+    assetPatch: Updateable<AssetsTable>,
+    now: string,
+  ) =>
+    k.transaction().execute(async (trx) => {
+      const won = affected(
+        await trx
+          .updateTable('uploads')
+          .set({ status: uploadStatus, updated_at: now })
+          .where('id', '=', uploadId)
+          .where('status', '=', 'pending')
+          .executeTakeFirst(),
+      );
+      if (!won) return false;
+      await trx
+        .updateTable('assets')
+        .set({ ...assetPatch, updated_at: now })
+        .where('id', '=', assetId)
+        .where('status', '=', 'uploading')
+        .execute();
+      return true;
+    });
   return {
-    async brandInOrg(orgId: string, brandId: string) {
-      const r = await k
-        .selectFrom('brands')
-        .select('id')
-        .where('id', '=', brandId)
-        .where('organization_id', '=', orgId)
-        .executeTakeFirst();
-      return r !== undefined;
-    },
+    brandInOrg: (orgId: string, brandId: string) => brandInOrg(k, orgId, brandId),
     /** Creates asset rows and their upload slots together: all or nothing. */
     async insertUploads(items: { asset: AssetRow; upload: UploadRow }[]) {
       await k.transaction().execute(async (trx) => {
@@ -77,63 +99,39 @@ export function createAssetsRepo(db: Database) {
       patch: { file_size: number; file_type: string; detected_format: string; category_id?: string | null },
       now: string,
     ) {
-      return k.transaction().execute(async (trx) => {
-        const won = affected(
-          await trx
-            .updateTable('uploads')
-            .set({ status: 'confirmed', updated_at: now })
-            .where('id', '=', uploadId)
-            .where('status', '=', 'pending')
-            .executeTakeFirst(),
-        );
-        if (!won) return false;
-        await trx
-          .updateTable('assets')
-          .set({
-            status: 'processing',
-            quality_status: 'processing',
-            file_size: patch.file_size,
-            file_type: patch.file_type,
-            detected_format: patch.detected_format,
-            ...(patch.category_id !== undefined ? { category_id: patch.category_id } : {}),
-            updated_at: now,
-          })
-          .where('id', '=', assetId)
-          .where('status', '=', 'uploading')
-          .execute();
-        return true;
-      });
+      return settleUpload(
+        uploadId,
+        assetId,
+        'confirmed',
+        {
+          status: 'processing',
+          quality_status: 'processing',
+          file_size: patch.file_size,
+          file_type: patch.file_type,
+          detected_format: patch.detected_format,
+          ...(patch.category_id !== undefined ? { category_id: patch.category_id } : {}),
+        },
+        now,
+      );
     },
     /** pending → canceled (or expired) for the upload, and the asset becomes canceled. */
     async endUpload(uploadId: string, assetId: string, status: 'canceled' | 'expired', now: string) {
-      return k.transaction().execute(async (trx) => {
-        const won = affected(
-          await trx
-            .updateTable('uploads')
-            .set({ status, updated_at: now })
-            .where('id', '=', uploadId)
-            .where('status', '=', 'pending')
-            .executeTakeFirst(),
-        );
-        if (!won) return false;
-        await trx
-          .updateTable('assets')
-          .set({
-            status: 'canceled',
-            quality_status: 'canceled',
-            updated_at: now,
-            ...(status === 'expired'
-              ? {
-                  error_code: 'UPLOAD_EXPIRED',
-                  error_message: 'The upload was never confirmed before its link expired',
-                }
-              : {}),
-          })
-          .where('id', '=', assetId)
-          .where('status', '=', 'uploading')
-          .execute();
-        return true;
-      });
+      return settleUpload(
+        uploadId,
+        assetId,
+        status,
+        {
+          status: 'canceled',
+          quality_status: 'canceled',
+          ...(status === 'expired'
+            ? {
+                error_code: 'UPLOAD_EXPIRED',
+                error_message: 'The upload was never confirmed before its link expired',
+              }
+            : {}),
+        },
+        now,
+      );
     },
     async pendingUploadsExpiredBefore(iso: string, limit: number) {
       return k
@@ -238,12 +236,9 @@ export function createAssetsRepo(db: Database) {
       if (q.campaignId) query = query.where('used_in_campaigns', 'like', `%"${q.campaignId}"%`);
       const dir = q.sort.startsWith('-') ? 'desc' : 'asc';
       const col = q.sort.endsWith('fileName') ? 'file_name' : 'created_at';
-      // Text orders by code point on both databases (SQLite's BINARY; PostgreSQL's "C" collation).
-      const byCodePoint = (c: 'file_name' | 'created_at' | 'id') =>
-        db.dialect === 'postgres' ? sql<string>`${sql.ref(c)} collate "C"` : sql.ref<string>(c);
       return query
-        .orderBy(byCodePoint(col), dir)
-        .orderBy(byCodePoint('id'), dir)
+        .orderBy(byCodePoint(db.dialect, col), dir)
+        .orderBy(byCodePoint(db.dialect, 'id'), dir)
         .limit(q.limit)
         .offset((q.page - 1) * q.limit)
         .execute();

@@ -18,20 +18,11 @@ export const ASSET_TYPES = [
 export type AssetType = (typeof ASSET_TYPES)[number];
 
 export const ASSET_STATUSES = ['uploading', 'uploaded', 'processing', 'complete', 'failed', 'canceled'] as const;
-export type AssetStatus = (typeof ASSET_STATUSES)[number];
 
 /** Files per initiate-upload call (the spec does not bound it). */
 export const MAX_FILES_PER_UPLOAD = 20;
 /** Tags one list request may filter by (repeated or comma-separated), each at most 100 characters. */
 export const MAX_TAG_FILTERS = 20;
-
-/** Re-exported for modules that took it from here before it moved to src/http/schemas.ts. */
-export { StringEnum };
-
-export const AssetRef = Type.Object(
-  { assetId: Uuid, assetType: Type.String({ description: 'Asset type, e.g. image' }) },
-  { title: 'AssetRef' },
-);
 
 export const QualityTag = Type.Object({
   level: Type.String(),

@@ -5,7 +5,7 @@ import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
 import { badRequest, conflict, fieldError, forbidden, notFound, unprocessable } from '../../http/errors.ts';
 import type { JobSystem } from '../../jobs/types.ts';
 import type { Principal } from '../access/access.service.ts';
-import { textProblem } from '../brands/brands.schemas.ts';
+import { textProblem } from '../../http/schemas.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
 import { extractJob } from './brand-dna.jobs.ts';
 import { toDetail, toSummary } from './brand-dna.presenter.ts';

@@ -1,5 +1,6 @@
-import { type Expression, sql } from 'kysely';
+import { type Expression, type Kysely, sql } from 'kysely';
 import type { Database } from '../../adapters/db/database.ts';
+import type { DB } from '../../adapters/db/schema.ts';
 import { noCache, type ReadCache } from '../../adapters/db/read-cache.ts';
 import { compileOnce } from '../../adapters/db/compile-once.ts';
 import { affected } from '../../adapters/db/columns.ts';
@@ -44,11 +45,24 @@ const SORT_COLUMN: Record<BrandSort, 'b.name_key' | 'b.created_at'> = {
   '-createdAt': 'b.created_at',
 };
 
+/** Orders text by code point on both databases (SQLite's BINARY; PostgreSQL's "C" collation). */
+export function byCodePoint(dialect: Database['dialect'], column: string): Expression<string> {
+  return dialect === 'postgres' ? sql<string>`${sql.ref(column)} collate "C"` : sql.ref<string>(column);
+}
+
+/** True when the brand exists in the organization (the modules that work under a brand check it). */
+export async function brandInOrg(k: Kysely<DB>, orgId: string, brandId: string): Promise<boolean> {
+  const r = await k
+    .selectFrom('brands')
+    .select('id')
+    .where('id', '=', brandId)
+    .where('organization_id', '=', orgId)
+    .executeTakeFirst();
+  return r !== undefined;
+}
+
 export function createBrandsRepo(db: Database, cache: ReadCache = noCache) {
   const k = db.kysely;
-  // Text orders by code point on both databases (SQLite's BINARY; PostgreSQL's "C" collation).
-  const byCodePoint = (column: string): Expression<string> =>
-    db.dialect === 'postgres' ? sql<string>`${sql.ref(column)} collate "C"` : sql.ref<string>(column);
 
   const filtered = (f: BrandFilter) => {
     let q = k.selectFrom('brands as b');
@@ -85,8 +99,8 @@ export function createBrandsRepo(db: Database, cache: ReadCache = noCache) {
     async list(f: BrandFilter, sort: BrandSort, offset: number, limit: number): Promise<BrandRecord[]> {
       const dir = sort.startsWith('-') ? 'desc' : 'asc';
       return records(f)
-        .orderBy(byCodePoint(SORT_COLUMN[sort]), dir)
-        .orderBy(byCodePoint('b.id'), dir)
+        .orderBy(byCodePoint(db.dialect, SORT_COLUMN[sort]), dir)
+        .orderBy(byCodePoint(db.dialect, 'b.id'), dir)
         .offset(offset)
         .limit(limit)
         .execute();

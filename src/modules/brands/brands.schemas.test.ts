@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { foldKey, textProblem } from './brands.schemas.ts';
+import { textProblem } from '../../http/schemas.ts';
+import { foldKey } from './brands.schemas.ts';
 
 describe('textProblem', () => {
   it('accepts ordinary and astral text', () => {

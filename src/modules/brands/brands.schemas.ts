@@ -1,5 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { MAX_PAGE } from '../../http/pagination.ts';
+import { Uuid } from '../../http/schemas.ts';
 
 /** Brand field bounds (spec "Limits"); lengths count Unicode code points, as JSON Schema does. */
 export const BRAND_LIMITS = {
@@ -50,7 +51,7 @@ const fields = {
   values: Type.Array(Type.String({ maxLength: L.values.itemMax }), { maxItems: L.values.items }),
   tone: Type.Array(Type.Enum(TONES), { maxItems: L.tone.items, uniqueItems: true }),
   voice: Type.Array(Type.String({ maxLength: L.voice.itemMax }), { maxItems: L.voice.items }),
-  logoAssetId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+  logoAssetId: Type.Union([Uuid, Type.Null()], {
     description: 'An asset of type `logo` or `image` in your organization; null for none',
   }),
 };
@@ -92,15 +93,12 @@ export const UpdateBrandBody = Type.Object(
 );
 export type UpdateBrandInput = Static<typeof UpdateBrandBody>;
 
-export const AssetRef = Type.Object(
-  { assetId: Type.String({ format: 'uuid' }), assetType: Type.String() },
-  { title: 'AssetRef' },
-);
+export const AssetRef = Type.Object({ assetId: Uuid, assetType: Type.String() }, { title: 'AssetRef' });
 export type AssetRef = Static<typeof AssetRef>;
 
 export const Brand = Type.Object(
   {
-    id: Type.String({ format: 'uuid' }),
+    id: Uuid,
     name: Type.String(),
     industry: Type.String(),
     description: Type.String(),
@@ -109,7 +107,7 @@ export const Brand = Type.Object(
     tone: Type.Array(Type.Enum(TONES)),
     voice: Type.Array(Type.String()),
     logoAsset: Type.Optional(AssetRef),
-    organizationId: Type.String({ format: 'uuid' }),
+    organizationId: Uuid,
     organizationName: Type.String(),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
@@ -119,7 +117,7 @@ export const Brand = Type.Object(
 );
 export type Brand = Static<typeof Brand>;
 
-export const BrandParams = Type.Object({ brandId: Type.String({ format: 'uuid' }) });
+export const BrandParams = Type.Object({ brandId: Uuid });
 
 export const ListBrandsQuery = Type.Object({
   all_organizations: Type.Boolean({ default: false, description: 'Platform admins only' }),
@@ -160,7 +158,6 @@ export const IfMatchHeaders = Type.Object({
 });
 
 /** Moved to the HTTP kernel (every module's text needs it); re-exported for existing imports. */
-export { textProblem } from '../../http/schemas.ts';
 
 /** Folded form of a name or industry for sorting and case-insensitive matching. */
 export const foldKey = (s: string): string => s.normalize('NFC').toLowerCase();

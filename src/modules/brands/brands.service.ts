@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import { fromJson, toJson } from '../../adapters/db/columns.ts';
 import { fieldError, forbidden, notFound, preconditionFailed } from '../../http/errors.ts';
+import { textProblem } from '../../http/schemas.ts';
 import type { Principal } from '../access/access.service.ts';
 import type { AssetRefs } from '../assets/asset-refs.ts';
 import type { BrandPatch, BrandRecord, BrandsRepo } from './brands.repo.ts';
@@ -11,7 +12,6 @@ import {
   foldKey,
   LOGO_ASSET_TYPES,
   type ListBrandsQuery,
-  textProblem,
   type Tone,
   type UpdateBrandInput,
 } from './brands.schemas.ts';

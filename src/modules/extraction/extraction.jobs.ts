@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
+import { Uuid } from '../../http/schemas.ts';
 import { defineJob, type JobDefinition, type JobRef, JobTimeoutError } from '../../jobs/types.ts';
 import type { ExtractionService } from './extraction.service.ts';
 
-const RunPayload = Type.Object({ extractionId: Type.String({ format: 'uuid' }) });
+const RunPayload = Type.Object({ extractionId: Uuid });
 
 /** Enqueued by submit with the job id `extraction.run.<extractionId>`. */
 export const runExtractionJob: JobRef<typeof RunPayload> = { name: 'extraction.run', payload: RunPayload };

@@ -379,7 +379,7 @@ async function obtainBytes(
 }
 
 /** Why a download failed, in words that never name a resolved address. */
-export function downloadFailed(err: FetchError | undefined): CandidateRejection {
+function downloadFailed(err: FetchError | undefined): CandidateRejection {
   const why =
     err?.code === 'HTTP_ERROR'
       ? `HTTP status ${err.status}`

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../../adapters/db/database.ts';
 import { affected } from '../../adapters/db/columns.ts';
+import { brandInOrg } from '../brands/brands.repo.ts';
 import type { ExtractionCandidatesTable, ExtractionsTable } from './extraction.tables.ts';
 
 export type ExtractionRow = ExtractionsTable;
@@ -11,15 +12,7 @@ const RUNNING = ['pending', 'processing'] as const;
 export function createExtractionRepo(db: Database) {
   const k = db.kysely;
   return {
-    async brandInOrg(orgId: string, brandId: string) {
-      const r = await k
-        .selectFrom('brands')
-        .select('id')
-        .where('id', '=', brandId)
-        .where('organization_id', '=', orgId)
-        .executeTakeFirst();
-      return r !== undefined;
-    },
+    brandInOrg: (orgId: string, brandId: string) => brandInOrg(k, orgId, brandId),
 
     /**
      * Inserts a new `pending` row unless the organization already has `cap` runs pending or

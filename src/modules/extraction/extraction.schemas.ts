@@ -3,7 +3,6 @@ import { StringEnum, Uuid } from '../../http/schemas.ts';
 
 export const EXTRACTION_MEDIA = ['images', 'videos', 'both'] as const;
 export const EXTRACTION_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
-export type ExtractionStatus = (typeof EXTRACTION_STATUSES)[number];
 
 export const SubmitExtractionBody = Type.Object(
   {

@@ -38,7 +38,7 @@ const COMMIT_WAIT_MS = 10_000;
 const DAY_MS = 86_400_000;
 
 /** Staged copies live under a folder per submit day, so whole days can expire without a listing. */
-export const stagingDay = (iso: string) => iso.slice(0, 10).replace(/-/g, '');
+const stagingDay = (iso: string) => iso.slice(0, 10).replace(/-/g, '');
 export const stagingPrefix = (row: Pick<ExtractionRow, 'id' | 'created_at'>) =>
   `staging/extractions/${stagingDay(row.created_at)}/${row.id}/`;
 

@@ -487,7 +487,7 @@ function isDeclaredMain(ev: Evidence): boolean {
  * Rejections the markup alone justifies, before anything is downloaded: tracking pixels,
  * sprites, and pictures whose declared intrinsic size is below the purpose's minimum.
  */
-export function rejectByEvidence(c: DiscoveredCandidate, profile: PurposeProfile): Rejection | undefined {
+function rejectByEvidence(c: DiscoveredCandidate, profile: PurposeProfile): Rejection | undefined {
   const ev = c.evidence;
   if (ev.tracking.includes('tracker-host')) {
     return { code: 'tracking-pixel', reason: 'Served by a known analytics or advertising host.' };

@@ -26,7 +26,7 @@ export interface PoolUsage {
   source: 'plan' | 'override';
 }
 
-export const UNLIMITED = -1;
+const UNLIMITED = -1;
 
 export function poolUsage(usage: number, cap: number | null, source: PoolUsage['source']): PoolUsage {
   if (cap === null) return { usage, cap: UNLIMITED, remaining: UNLIMITED, unlimited: true, source };
