@@ -371,7 +371,10 @@ describe.each(kinds)('job system contract (%s)', (kind) => {
     await older.startWorkers();
     const id = await newer.enqueue(def, { n: 4 });
     await sleep(400);
-    expect((await newer.get(id))?.status).toBe('queued');
+    // Not run by the older instance. (On BullMQ it may be caught at the instant the older worker
+    // holds it before handing it back, so "running" is allowed here; it never completes there.)
+    expect(['queued', 'running']).toContain((await newer.get(id))?.status);
+    expect(ran).toEqual([]);
     await newer.startWorkers();
     await older.stop(); // the deploy finishes
     await waitFor(async () => (await newer.get(id))?.status === 'completed');
