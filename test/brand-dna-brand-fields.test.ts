@@ -115,7 +115,7 @@ describe.each(dbKinds())('Brand DNA takes what the brand itself states (%s)', (k
     const put = await req(
       'PUT',
       `/v1/brands/${brandId}`,
-      { mission: 'Outfit every trail.', values: null, tone: ['Luxurious', 'Professional'] },
+      { mission: 'Outfit every trail.', values: null, tone: ['Luxurious', 'Professional'], logoAssetId: product },
       { 'if-match': String(brand.headers.etag) },
     );
     expect(put.statusCode, put.body).toBe(200);
@@ -133,5 +133,9 @@ describe.each(dbKinds())('Brand DNA takes what the brand itself states (%s)', (k
       ['Professional', 0.333],
     ]);
     expect(after.preview.toneShort).toBe('Luxurious, Professional');
+    // The brand's own logo asset is the DNA's first logo.
+    expect(after.dna.visual.logos[0]).toMatchObject({ asset_id: product });
+    expect(after.dna.visual.logos[0].sources[0]).toBe('brand');
+    expect(after.missingFields).not.toContain('visual.logos');
   });
 });

@@ -515,6 +515,22 @@ describe('merging sources', () => {
     expect(logoAsset.dna.visual.palette[0]!.hex).toBe('#cc0000');
   });
 
+  it("puts the brand's own logo asset first, with provenance brand, and merges a source naming it too", () => {
+    const logo = '33333333-3333-4333-8333-333333333333';
+    const m = mergeFindings(
+      [
+        src(S1, 'url', { logos: [{ url: 'https://acme.example/logo.svg', score: 6 }] }),
+        src(S2, 'image', { logos: [{ assetId: logo, score: 1 }] }),
+      ],
+      { brand: { logoAssetId: logo } },
+    );
+    expect(m.dna.visual.logos).toEqual([
+      { asset_id: logo, sources: ['brand', S2] },
+      { url: 'https://acme.example/logo.svg', sources: [S1] },
+    ]);
+    expect(mergeFindings([], { brand: { logoAssetId: null } }).dna.visual.logos).toEqual([]);
+  });
+
   it('makes the strongest neutral the primary colour when there is no hue at all', () => {
     const m = mergeFindings([
       src(S1, 'url', {

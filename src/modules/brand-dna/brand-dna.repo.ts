@@ -72,12 +72,13 @@ export function createBrandDnaRepo(db: Database) {
     async brandFacts(brandId: string) {
       const r = await k
         .selectFrom('brands')
-        .select(['name', 'industry', 'description', 'mission', 'values', 'tone', 'voice'])
+        .select(['name', 'industry', 'description', 'mission', 'values', 'tone', 'voice', 'logo_asset_id'])
         .where('id', '=', brandId)
         .executeTakeFirst();
       return (
         r && {
           ...r,
+          logoAssetId: r.logo_asset_id,
           values: fromJson<string[]>(r.values, []),
           tone: fromJson<string[]>(r.tone, []),
           voice: fromJson<string[]>(r.voice, []),

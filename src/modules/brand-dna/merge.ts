@@ -112,6 +112,8 @@ export interface BrandFacts {
   values?: readonly string[];
   tone?: readonly string[];
   voice?: readonly string[];
+  /** The brand's logo asset (logoAssetId), the customer's own statement of its logo. */
+  logoAssetId?: string | null;
   /** The text analyzer's reading of the brand's description (the description itself is not used). */
   described?: TextAnalysis | undefined;
 }
@@ -124,7 +126,7 @@ export function mergeFindings(findings: readonly SourceFindings[], ctx: MergeCon
   const palette = mergePalette(findings);
   const typography = mergeTypography(findings);
   const text = mergeText(findings, ctx);
-  const logos = mergeLogos(findings);
+  const logos = mergeLogos(findings, ctx.brand?.logoAssetId ?? undefined);
   const imagery = mergeImagery(findings);
   const contributing = findings.filter(
     (f) => f.colors.length || f.fonts.length || f.logos.length || f.text || f.imagery,
@@ -604,8 +606,11 @@ function mergeText(findings: readonly SourceFindings[], ctx: MergeContext) {
 // --------------------------------------------------------------------------------------------
 // Logos and imagery
 
-function mergeLogos(findings: readonly SourceFindings[]): BrandDna['visual']['logos'] {
+function mergeLogos(findings: readonly SourceFindings[], brandLogo?: string): BrandDna['visual']['logos'] {
   const byKey = new Map<string, { assetId?: string; url?: string; score: number; sources: Set<string> }>();
+  // The brand's own logo asset comes first (provenance `brand`); sources naming it too add theirs.
+  if (brandLogo)
+    byKey.set(`a:${brandLogo}`, { assetId: brandLogo, score: Number.POSITIVE_INFINITY, sources: new Set(['brand']) });
   for (const f of findings) {
     for (const l of f.logos) {
       // A page may name a logo by a URL the payload cannot hold (too long, with credentials).
