@@ -1,4 +1,3 @@
 /** Time source; tests substitute their own to move time forward (expiry, billing periods). */
 export type Clock = () => Date;
 export const systemClock: Clock = () => new Date();
-export const iso = (d: Date): string => d.toISOString();

@@ -28,7 +28,6 @@ export const notFound = (message: string, code = 'NOT_FOUND') => new AppError(40
 export const conflict = (message: string, code = 'CONFLICT', details?: Record<string, unknown>) =>
   new AppError(409, code, message, details);
 export const preconditionFailed = (message: string) => new AppError(412, 'PRECONDITION_FAILED', message);
-export const preconditionRequired = (message: string) => new AppError(428, 'PRECONDITION_REQUIRED', message);
 export const unprocessable = (message: string, details?: Record<string, unknown>, code = 'VALIDATION_ERROR') =>
   new AppError(422, code, message, details);
 export const rateLimited = (retryAfterSeconds: number, message = 'Rate limit exceeded') =>
@@ -64,7 +63,6 @@ const DESCRIPTIONS: Record<number, string> = {
   413: 'Request body too large',
   415: 'Unsupported content type',
   422: 'Semantically invalid request',
-  428: 'Precondition (If-Match) required',
   429: 'Rate limit exceeded; see Retry-After',
   500: 'Internal error',
   503: 'Service unavailable',
