@@ -65,7 +65,7 @@ async function pdf({ filePath, maxPages, maxChars, thumbnailSize }) {
       thumbnailError,
     };
   } finally {
-    await doc.destroy();
+    await task.destroy();
   }
 }
 

@@ -7,7 +7,8 @@ import { type ExtractedText, tidyText } from './text.ts';
 import { DEFAULT_THUMBNAIL_SIZE, encodeThumbnail, type Thumbnail, type ThumbnailOptions } from './thumbnail.ts';
 
 /**
- * PDFs through pdf.js (pdfjs-dist legacy build, which runs on Node 20) in an isolated parser process:
+ * PDFs through pdf.js (pdfjs-dist legacy build: the modern one needs Uint8Array.prototype.toHex, which
+ * Node 22 and 24 lack) in an isolated parser process:
  * page count, document info, text of the first pages, and a first-page thumbnail rendered with
  * @napi-rs/canvas (pdf.js's optional dependency, a prebuilt binary from npm). When that canvas
  * cannot load on a platform, the analysis still succeeds without a thumbnail (`thumbnailSkipped`).
