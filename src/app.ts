@@ -63,6 +63,25 @@ export interface AppDeps {
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * A graceful close that does not wait on keep-alive connections: once `close()` starts, responses
+ * carry `Connection: close`, and connections that fall idle afterwards are closed at once (Node
+ * closes only those idle when `server.close()` is called; the others would hold the close for
+ * the keep-alive timeout). Requests in flight still finish.
+ */
+function drainConnectionsOnClose(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+    sweep.unref();
+    app.server.once('close', () => clearInterval(sweep));
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+}
+
 /** The Fastify app with every route; no `listen` (tests use `app.inject`). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -85,6 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  drainConnectionsOnClose(app);
   installValidators(app);
   installJsonParser(app);
   installErrorHandling(app);
