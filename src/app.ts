@@ -1,20 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Config } from './config.ts';
-import type { Clock } from './clock.ts';
-import type { Database } from './adapters/db/database.ts';
-import type { ReadCache } from './adapters/db/read-cache.ts';
-import type { PlanCatalog } from './modules/usage/plans.ts';
-import type { AccessService } from './modules/access/access.service.ts';
-import type { KeyUsageTracker } from './modules/access/key-usage.ts';
-import type { UsageLedger } from './modules/usage/usage.ledger.ts';
-import type { RateLimiter } from './http/rate-limit.ts';
-import type { Metrics } from './http/metrics.ts';
-import type { JobSystem } from './jobs/types.ts';
-import type { AssetRefs } from './modules/assets/asset-refs.ts';
-import type { ObjectStorage } from './adapters/storage/storage.port.ts';
-import type { Fetcher } from './adapters/fetch/fetcher.ts';
+import type { AppDeps } from './app-deps.ts';
 import { installAuth } from './http/auth.ts';
 import { frameworkErrors, installErrorHandling } from './http/error-handler.ts';
 import { installJsonParser, installValidators } from './http/validation.ts';
@@ -26,40 +13,8 @@ import { usageRoutes } from './modules/usage/usage.routes.ts';
 import { consoleOnlyRoutes } from './modules/access/console.routes.ts';
 import { blobRoutes } from './http/blob.routes.ts';
 import { assetsRoutes } from './modules/assets/assets.routes.ts';
-import type { AssetsService } from './modules/assets/assets.service.ts';
 import { extractionRoutes } from './modules/extraction/extraction.routes.ts';
 import { brandDnaRoutes } from './modules/brand-dna/brand-dna.routes.ts';
-import type { BrandDnaService } from './modules/brand-dna/brand-dna.service.ts';
-import type { ExtractionService } from './modules/extraction/extraction.service.ts';
-
-/** Everything the HTTP app needs; built once by `createDeps` (deps.ts), or by tests. */
-export interface AppDeps {
-  config: Config;
-  db: Database;
-  clock: Clock;
-  plans: PlanCatalog;
-  access: AccessService;
-  rateLimiter: RateLimiter;
-  keyUsage: KeyUsageTracker;
-  /** Quota ledger: reserve at create time, commit on success, release on failure. */
-  usage: UsageLedger;
-  metrics: Metrics;
-  assetRefs: AssetRefs;
-  /** Object storage (local folder or S3); see src/adapters/storage/storage.port.ts. */
-  storage: ObjectStorage;
-  /** The one SSRF-safe outbound HTTP client; see src/adapters/fetch/fetcher.ts. */
-  fetcher: Fetcher;
-  /** Background jobs (register, enqueue, schedule); see src/jobs/types.ts. */
-  jobs: JobSystem;
-  /** Exact process-local cache of hot reads (SQLite); see src/adapters/db/read-cache.ts. */
-  readCache: ReadCache;
-  /** Upload flow and asset reads; extraction commits and generation reuse it. */
-  assets: AssetsService;
-  /** URL extraction runs and commits; see src/modules/extraction. */
-  extraction: ExtractionService;
-  /** Brand DNA versions; generation reads `brandDna.getActiveDna(brandId, orgId)`. */
-  brandDna: BrandDnaService;
-}
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -127,3 +82,5 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   return app;
 }
+
+export type { AppDeps } from './app-deps.ts';

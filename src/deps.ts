@@ -17,7 +17,7 @@ import { createFetcher, type Fetcher } from './adapters/fetch/fetcher.ts';
 import { pino } from 'pino';
 import { createJobSystem, type JobSystemTuning } from './jobs/job-system.ts';
 import type { JobSystem, StartOptions } from './jobs/types.ts';
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './app-deps.ts';
 import { createAssetsModule } from './modules/assets/assets.module.ts';
 import { createExtractionModule } from './modules/extraction/extraction.module.ts';
 import { createBrandDnaModule } from './modules/brand-dna/brand-dna.module.ts';

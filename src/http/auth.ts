@@ -3,7 +3,7 @@ import type { Principal } from '../modules/access/access.service.ts';
 import { bearerToken } from '../modules/access/access.keys.ts';
 import { can, type Permission } from '../modules/access/access.roles.ts';
 import type { Feature } from '../modules/usage/plans.ts';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../app-deps.ts';
 import { forbidden, rateLimited, unauthorized } from './errors.ts';
 
 declare module 'fastify' {

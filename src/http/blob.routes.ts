@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../app-deps.ts';
 import { isLocalStorage, type LocalObjectStorage } from '../adapters/storage/local.storage.ts';
 import type { LinkClaims } from '../adapters/storage/link-signing.ts';
 import { isStorageError } from '../adapters/storage/storage.port.ts';

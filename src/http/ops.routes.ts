@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../app-deps.ts';
 import { errorResponses, serviceUnavailable } from './errors.ts';
 
 const Health = Type.Object({ status: Type.String() });

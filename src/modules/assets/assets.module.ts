@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../app-deps.ts';
 import type { JobDefinition } from '../../jobs/types.ts';
 import { createAssetsRepo } from './assets.repo.ts';
 import { createAssetsService } from './assets.service.ts';

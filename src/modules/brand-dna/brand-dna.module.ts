@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../app-deps.ts';
 import { createTextAnalyzer } from '../../engines/text/index.ts';
 import type { TextAnalyzer } from '../../engines/text/text-engine.ts';
 import type { JobDefinition } from '../../jobs/types.ts';

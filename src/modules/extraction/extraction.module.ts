@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../app-deps.ts';
 import { createExtractionRepo } from './extraction.repo.ts';
 import { createExtractionService } from './extraction.service.ts';
 import { extractionJobs, purgeExtractionsJob, sweepExtractionsJob } from './extraction.jobs.ts';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { AppDeps } from '../../app.ts';
+import type { Clock } from '../../clock.ts';
+import type { Database } from '../../adapters/db/database.ts';
 import { forbidden } from '../../http/errors.ts';
-import { type OrgOverrides, POOLS, type Pool } from './plans.ts';
+import { type OrgOverrides, type PlanCatalog, POOLS, type Pool } from './plans.ts';
 import { type BillingPeriod, billingPeriod } from './usage.report.ts';
 import { createUsageRepo } from './usage.repo.ts';
 import type { ReservationState } from './usage.tables.ts';
@@ -37,7 +38,12 @@ export interface OrgLookup {
   getOrganization(id: string): Promise<{ planSlug: string; overrides: OrgOverrides } | undefined>;
 }
 
-export function createUsageLedger(deps: Pick<AppDeps, 'db' | 'clock' | 'plans'> & { orgs: OrgLookup }): UsageLedger {
+export function createUsageLedger(deps: {
+  db: Database;
+  clock: Clock;
+  plans: PlanCatalog;
+  orgs: OrgLookup;
+}): UsageLedger {
   const repo = createUsageRepo(deps.db);
 
   const mustState = (id: string, state: ReservationState | undefined): ReservationState => {

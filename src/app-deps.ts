@@ -1,0 +1,50 @@
+import type { Config } from './config.ts';
+import type { Clock } from './clock.ts';
+import type { Database } from './adapters/db/database.ts';
+import type { ReadCache } from './adapters/db/read-cache.ts';
+import type { PlanCatalog } from './modules/usage/plans.ts';
+import type { AccessService } from './modules/access/access.service.ts';
+import type { KeyUsageTracker } from './modules/access/key-usage.ts';
+import type { UsageLedger } from './modules/usage/usage.ledger.ts';
+import type { RateLimiter } from './http/rate-limit.ts';
+import type { Metrics } from './http/metrics.ts';
+import type { JobSystem } from './jobs/types.ts';
+import type { AssetRefs } from './modules/assets/asset-refs.ts';
+import type { ObjectStorage } from './adapters/storage/storage.port.ts';
+import type { Fetcher } from './adapters/fetch/fetcher.ts';
+import type { AssetsService } from './modules/assets/assets.service.ts';
+import type { BrandDnaService } from './modules/brand-dna/brand-dna.service.ts';
+import type { ExtractionService } from './modules/extraction/extraction.service.ts';
+
+/**
+ * Everything the HTTP app needs; built once by `createDeps` (deps.ts), or by tests. Routes and
+ * modules take what they use with `Pick<AppDeps, ...>`; this file sits below them (it imports only
+ * types), so none of them imports app.ts.
+ */
+export interface AppDeps {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  plans: PlanCatalog;
+  access: AccessService;
+  rateLimiter: RateLimiter;
+  keyUsage: KeyUsageTracker;
+  /** Quota ledger: reserve at create time, commit on success, release on failure. */
+  usage: UsageLedger;
+  metrics: Metrics;
+  assetRefs: AssetRefs;
+  /** Object storage (local folder or S3); see src/adapters/storage/storage.port.ts. */
+  storage: ObjectStorage;
+  /** The one SSRF-safe outbound HTTP client; see src/adapters/fetch/fetcher.ts. */
+  fetcher: Fetcher;
+  /** Background jobs (register, enqueue, schedule); see src/jobs/types.ts. */
+  jobs: JobSystem;
+  /** Exact process-local cache of hot reads (SQLite); see src/adapters/db/read-cache.ts. */
+  readCache: ReadCache;
+  /** Upload flow and asset reads; extraction commits and generation reuse it. */
+  assets: AssetsService;
+  /** URL extraction runs and commits; see src/modules/extraction. */
+  extraction: ExtractionService;
+  /** Brand DNA versions; generation reads `brandDna.getActiveDna(brandId, orgId)`. */
+  brandDna: BrandDnaService;
+}
