@@ -1,11 +1,17 @@
 import { createFetcher, type Fetcher } from '../../adapters/fetch/fetcher.ts';
 import { createLocalTextAnalyzer } from './local/local-analyzer.ts';
+import { createLocalSceneEnhancer } from './local/scene-enhancer.local.ts';
 import { createOpenAiCompatibleAnalyzer } from './openai-compatible/openai-analyzer.ts';
+import { createOpenAiCompatibleSceneEnhancer } from './openai-compatible/scene-enhancer.openai.ts';
+import type { SceneEnhancer } from './scene-enhancer.ts';
 import type { TextAnalyzer } from './text-engine.ts';
 
+export * from './scene-enhancer.ts';
 export * from './text-engine.ts';
 export { createLocalTextAnalyzer } from './local/local-analyzer.ts';
+export { createLocalSceneEnhancer, enhanceScene, sceneWarnings } from './local/scene-enhancer.local.ts';
 export { createOpenAiCompatibleAnalyzer, TextEngineError } from './openai-compatible/openai-analyzer.ts';
+export { createOpenAiCompatibleSceneEnhancer } from './openai-compatible/scene-enhancer.openai.ts';
 
 export interface TextEngineSettings {
   /** LLM_BASE_URL: an OpenAI-compatible API root (…/v1); unset → the local analyzer only. */
@@ -51,6 +57,54 @@ export function withFallback(primary: TextAnalyzer, fallback: TextAnalyzer, logg
         if (opts.signal?.aborted) throw err;
         logger?.warn({ engine: primary.name, err: (err as Error).message }, 'text engine failed; using the fallback');
         return fallback.analyze(input, opts);
+      }
+    },
+  };
+}
+
+/**
+ * The scene prompt enhancer chosen by the same LLM_* settings: the OpenAI-compatible enhancer
+ * when LLM_BASE_URL and LLM_MODEL are set, falling back to the local (rule-based) enhancer
+ * whenever the endpoint fails (unreachable, timeout, HTTP error, an answer that does not match
+ * the schema or is refused as unfaithful); otherwise the local enhancer alone. The request is
+ * interactive, so the default time limit is 30 s (`timeoutMs` to change it).
+ */
+export function createSceneEnhancer(
+  settings: TextEngineSettings,
+  o: { fetcher?: Fetcher; logger?: TextEngineLogger; timeoutMs?: number } = {},
+): SceneEnhancer {
+  const local = createLocalSceneEnhancer();
+  if (!settings.baseUrl || !settings.model) return local;
+  const remote = createOpenAiCompatibleSceneEnhancer(
+    {
+      baseUrl: settings.baseUrl,
+      model: settings.model,
+      ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+      ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
+    },
+    o.fetcher ?? createFetcher({ allowPrivate: true }),
+  );
+  return withSceneFallback(remote, local, o.logger);
+}
+
+/** `primary`, and `fallback` whenever `primary` throws (unless the caller aborted). */
+export function withSceneFallback(
+  primary: SceneEnhancer,
+  fallback: SceneEnhancer,
+  logger?: TextEngineLogger,
+): SceneEnhancer {
+  return {
+    name: `${primary.name}+${fallback.name}`,
+    async enhance(input, opts = {}) {
+      try {
+        return await primary.enhance(input, opts);
+      } catch (err) {
+        if (opts.signal?.aborted) throw err;
+        logger?.warn(
+          { engine: primary.name, err: (err as Error).message },
+          'scene enhancer failed; using the fallback',
+        );
+        return fallback.enhance(input, opts);
       }
     },
   };

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { Fetcher } from '../../../adapters/fetch/fetcher.ts';
+import { chatContent, checkContent, postChatCompletion, TextEngineError } from './chat.ts';
 import {
   type AnalyzeOptions,
   type TextAnalysis,
@@ -27,12 +28,7 @@ export interface OpenAiCompatibleSettings {
   maxInputChars?: number;
 }
 
-export class TextEngineError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'TextEngineError';
-  }
-}
+export { TextEngineError };
 
 const Str = Type.String();
 const NullableStr = Type.Union([Type.String(), Type.Null()]);
@@ -79,48 +75,22 @@ const SYSTEM_PROMPT = [
 ].join(' ');
 
 export function createOpenAiCompatibleAnalyzer(settings: OpenAiCompatibleSettings, fetcher: Fetcher): TextAnalyzer {
-  const endpoint = `${settings.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   const name = `openai-compatible:${settings.model}`;
   const maxChars = settings.maxInputChars ?? 24_000;
 
   return {
     name,
     async analyze(input: TextAnalysisInput, opts: AnalyzeOptions = {}): Promise<TextAnalysis> {
-      const body = {
-        model: settings.model,
+      const body = await postChatCompletion(settings, fetcher, {
+        system: SYSTEM_PROMPT,
+        user: userMessage(input, maxChars),
         temperature: 0,
-        messages: [
-          { role: 'system', content: SYSTEM_PROMPT },
-          { role: 'user', content: userMessage(input, maxChars) },
-        ],
-        response_format: {
-          type: 'json_schema',
-          json_schema: { name: 'brand_text_analysis', strict: true, schema: LlmAnswer },
-        },
-      };
-      let res: Awaited<ReturnType<Fetcher['fetch']>>;
-      try {
-        res = await fetcher.fetch(endpoint, {
-          method: 'POST',
-          body: JSON.stringify(body),
-          headers: {
-            'content-type': 'application/json',
-            ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
-          },
-          accept: 'application/json',
-          timeoutMs: settings.timeoutMs ?? 60_000,
-          idleTimeoutMs: settings.timeoutMs ?? 60_000,
-          maxBytes: 2 * 1024 * 1024,
-          throwOnHttpError: false,
-          ...(opts.signal ? { signal: opts.signal } : {}),
-        });
-      } catch (err) {
-        throw new TextEngineError(`The text engine could not be reached: ${(err as Error).message}`, { cause: err });
-      }
-      if (res.status >= 400) {
-        throw new TextEngineError(`The text engine answered HTTP ${res.status}: ${apiErrorMessage(res.body)}`);
-      }
-      const answer = parseAnswer(res.body);
+        schemaName: 'brand_text_analysis',
+        schema: LlmAnswer,
+        defaultTimeoutMs: 60_000,
+        signal: opts.signal,
+      });
+      const answer = parseAnswer(body);
       return { ...toAnalysis(answer), engine: name };
     },
   };
@@ -148,43 +118,9 @@ export function userMessage(input: TextAnalysisInput, maxChars: number): string 
   });
 }
 
-function apiErrorMessage(body: Buffer): string {
-  try {
-    const j = JSON.parse(body.toString('utf8')) as { error?: { message?: unknown } };
-    if (typeof j.error?.message === 'string') return j.error.message.slice(0, 200);
-  } catch {
-    // not JSON
-  }
-  return body.toString('utf8').slice(0, 200);
-}
-
 /** The first choice's message content, parsed and checked against LlmAnswer. */
 export function parseAnswer(body: Buffer): LlmAnswer {
-  let envelope: unknown;
-  try {
-    envelope = JSON.parse(body.toString('utf8'));
-  } catch {
-    throw new TextEngineError('The text engine did not answer JSON');
-  }
-  const choice = (envelope as { choices?: { message?: { content?: unknown; refusal?: unknown } }[] }).choices?.[0];
-  const msg = choice?.message;
-  if (typeof msg?.refusal === 'string' && msg.refusal)
-    throw new TextEngineError(`The model refused: ${msg.refusal.slice(0, 200)}`);
-  if (typeof msg?.content !== 'string') throw new TextEngineError('The text engine answer has no message content');
-  let content: unknown;
-  try {
-    // Some servers wrap JSON in a Markdown fence even in JSON mode.
-    content = JSON.parse(msg.content.replace(/^\s*```(?:json)?\s*|\s*```\s*$/g, ''));
-  } catch {
-    throw new TextEngineError('The model answer is not JSON');
-  }
-  if (!checkAnswer.Check(content)) {
-    const first = [...checkAnswer.Errors(content)][0];
-    throw new TextEngineError(
-      `The model answer does not match the schema${first ? ` (${first.instancePath || '/'} ${first.message})` : ''}`,
-    );
-  }
-  return content;
+  return checkContent(checkAnswer, chatContent(body));
 }
 
 const clean = (s: string | null | undefined, max: number) => (s ?? '').replace(/\s+/g, ' ').trim().slice(0, max);
