@@ -1,0 +1,549 @@
+/**
+ * Local scene engine benchmark over the product cut-outs of FIXTURES (PNG with transparent
+ * backgrounds; default /work/shared/fixtures/product-images), each flattened onto (a) a plain
+ * light background and (b) a textured gradient, so the classical matte is what cuts them out:
+ *
+ * - cut-out IoU against the image's own alpha (plain and textured);
+ * - product fidelity: SSIM (luma, 7×7 windows) over the product of each variation, against the
+ *   original cut-out (its own alpha) pasted at the same place and scale on the same output;
+ * - distinctness of a forge's four variations: mean pairwise pixel difference and how far the
+ *   hero's box moves;
+ * - wall time of one forge (four 1:1 1024 px variations at once, on a fresh engine so the cut-out
+ *   is included) against a baseline in the same run: a plain sharp resize + composite of the same
+ *   product onto a flat background into the same boxes, four at once; and peak memory. These run
+ *   first in a child process of their own (this file with --forges), so the measurements' own
+ *   work and buffers are not counted.
+ *
+ * Writes a labelled contact sheet to bench/results/scenes.png (several products × their four
+ * variations). Prints JSON; exits 1 when the mean plain IoU is under BENCH_SCENE_MIN_IOU (0.95) or
+ * the median forge takes over BENCH_SCENE_MAX_FORGE_MS (3000; the goal is 2000 on a 2-core
+ * machine). Skips (exit 0) when the fixtures are not there.
+ *
+ *   npm run bench -- scenes                # BENCH_SCENE_LIMIT=6 to run on the first six only
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import sharp, { type OverlayOptions } from 'sharp';
+import { cutOutProduct } from '../src/engines/image/local/cutout.ts';
+import { createLocalSceneEngine } from '../src/engines/image/local/local-scene-engine.ts';
+import {
+  type AspectRatio,
+  outputSize,
+  type SceneRequest,
+  type SceneResult,
+} from '../src/engines/image/scene-engine.ts';
+import { texturedJpeg } from '../test/helpers/images.ts';
+
+const FIXTURES = process.env.BENCH_SCENE_FIXTURES ?? '/work/shared/fixtures/product-images';
+const LIMIT = Number(process.env.BENCH_SCENE_LIMIT ?? 0);
+const MIN_IOU = Number(process.env.BENCH_SCENE_MIN_IOU ?? 0.95);
+const MAX_FORGE_MS = Number(process.env.BENCH_SCENE_MAX_FORGE_MS ?? 3000);
+const GOAL_FORGE_MS = 2000;
+const LONG_SIDE = 1024;
+const CUTOUT_SIDE = LONG_SIDE; // what the engine works cut-outs at
+const PLAIN = { r: 243, g: 242, b: 239 };
+const PALETTE = ['#c8102e', '#1d1d1f'];
+const RESULTS = path.join(import.meta.dirname, 'results');
+
+const round = (n: number, digits = 3) => Number(n.toFixed(digits));
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+interface Fixture {
+  name: string;
+  rgba: Buffer;
+  width: number;
+  height: number;
+  plain: Buffer;
+  textured: Buffer;
+}
+
+/** A textured gradient background (diagonal two-tone gradient, soft waves, grain). */
+function texturedBackground(width: number, height: number, seed: number): Buffer {
+  const out = Buffer.alloc(width * height * 3);
+  let s = seed >>> 0 || 1;
+  const rand = () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 4294967296;
+  };
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const u = x / width;
+      const v = y / height;
+      const wave = Math.sin(u * 9 + Math.cos(v * 7) * 2) * 0.5 + 0.5;
+      const g = (rand() - 0.5) * 28;
+      const i = (y * width + x) * 3;
+      out[i] = clamp(150 + 70 * u + 20 * wave + g);
+      out[i + 1] = clamp(170 + 40 * v - 30 * u + 20 * wave + g);
+      out[i + 2] = clamp(200 - 60 * v + 15 * wave + g);
+    }
+  }
+  return out;
+}
+
+const clamp = (n: number) => (n < 0 ? 0 : n > 255 ? 255 : Math.round(n));
+
+/** The cut-out flattened over a background (RGB bytes or a flat colour) as PNG bytes. */
+async function flatten(rgba: Buffer, width: number, height: number, bg: Buffer | typeof PLAIN): Promise<Buffer> {
+  const out = Buffer.alloc(width * height * 3);
+  for (let i = 0; i < width * height; i++) {
+    const a = rgba[i * 4 + 3]! / 255;
+    const b = Buffer.isBuffer(bg) ? [bg[i * 3]!, bg[i * 3 + 1]!, bg[i * 3 + 2]!] : [bg.r, bg.g, bg.b];
+    for (let c = 0; c < 3; c++) out[i * 3 + c] = Math.round(rgba[i * 4 + c]! * a + b[c]! * (1 - a));
+  }
+  return sharp(out, { raw: { width, height, channels: 3 } })
+    .png({ compressionLevel: 1 })
+    .toBuffer();
+}
+
+/** The fixture names (sorted; the first BENCH_SCENE_LIMIT when set). */
+function fixtureNames(): string[] {
+  const files = fs
+    .readdirSync(FIXTURES)
+    .filter((f) => f.endsWith('.png'))
+    .sort()
+    .map((f) => path.basename(f, '.png'));
+  return LIMIT > 0 ? files.slice(0, LIMIT) : files;
+}
+
+/** One fixture, read and flattened both ways (loaded one at a time: memory is measured). */
+async function loadFixture(name: string, k = 0): Promise<Fixture> {
+  const { data, info } = await sharp(path.join(FIXTURES, `${name}.png`))
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const { width, height } = info;
+  return {
+    name,
+    rgba: data,
+    width,
+    height,
+    plain: await flatten(data, width, height, PLAIN),
+    textured: await flatten(data, width, height, texturedBackground(width, height, 7 + k)),
+  };
+}
+
+/** The fixture's own RGBA at the cut-out's working size. */
+async function atWorkingSize(f: Fixture, w: number, h: number): Promise<Buffer> {
+  if (w === f.width && h === f.height) return f.rgba;
+  return sharp(f.rgba, { raw: { width: f.width, height: f.height, channels: 4 } })
+    .resize(w, h, { fit: 'fill' })
+    .raw()
+    .toBuffer();
+}
+
+/** IoU (alpha ≥ 50 %) of a cut-out against the fixture's own alpha. */
+async function cutoutIou(f: Fixture, bytes: Buffer) {
+  const cut = await cutOutProduct(bytes, { maxSide: CUTOUT_SIDE });
+  const truth = await atWorkingSize(f, cut.sourceWidth, cut.sourceHeight);
+  let inter = 0;
+  let union = 0;
+  for (let y = 0; y < cut.sourceHeight; y++) {
+    for (let x = 0; x < cut.sourceWidth; x++) {
+      const t = truth[(y * cut.sourceWidth + x) * 4 + 3]! >= 128;
+      const bx = x - cut.box.left;
+      const by = y - cut.box.top;
+      const m =
+        bx >= 0 && by >= 0 && bx < cut.width && by < cut.height && cut.rgba[(by * cut.width + bx) * 4 + 3]! >= 128;
+      if (t && m) inter++;
+      if (t || m) union++;
+    }
+  }
+  return { iou: union ? inter / union : 1, cut };
+}
+
+const luma = (b: Buffer | Uint8Array, i: number) => 0.2126 * b[i]! + 0.7152 * b[i + 1]! + 0.0722 * b[i + 2]!;
+
+/**
+ * SSIM (luma, 7×7 box windows) of `a` against `b` (RGB, same size) over a box, averaged over the
+ * pixels where `weight` (box-sized, 0..1) is at least one half.
+ */
+function maskedSsim(a: Buffer, b: Buffer, W: number, box: SceneResult['productBoxes'][number], weight: Float32Array) {
+  const { left, top, width: w, height: h } = box;
+  const r = 3;
+  const C1 = (0.01 * 255) ** 2;
+  const C2 = (0.03 * 255) ** 2;
+  const stride = w + 1;
+  const sums = Array.from({ length: 5 }, () => new Float64Array(stride * (h + 1)));
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const o = ((top + y) * W + left + x) * 3;
+      const p = luma(a, o);
+      const q = luma(b, o);
+      const vals = [p, q, p * p, q * q, p * q];
+      const at = (y + 1) * stride + x + 1;
+      for (let k = 0; k < 5; k++) {
+        const s = sums[k]!;
+        s[at] = vals[k]! + s[at - 1]! + s[at - stride]! - s[at - stride - 1]!;
+      }
+    }
+  }
+  let total = 0;
+  let count = 0;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      if (weight[y * w + x]! < 0.5) continue;
+      const x0 = Math.max(0, x - r);
+      const x1 = Math.min(w, x + r + 1);
+      const y0 = Math.max(0, y - r);
+      const y1 = Math.min(h, y + r + 1);
+      const n = (x1 - x0) * (y1 - y0);
+      const get = (k: number) => {
+        const s = sums[k]!;
+        return s[y1 * stride + x1]! - s[y0 * stride + x1]! - s[y1 * stride + x0]! + s[y0 * stride + x0]!;
+      };
+      const mp = get(0) / n;
+      const mq = get(1) / n;
+      const vp = get(2) / n - mp * mp;
+      const vq = get(3) / n - mq * mq;
+      const cov = get(4) / n - mp * mq;
+      total += ((2 * mp * mq + C1) * (2 * cov + C2)) / ((mp * mp + mq * mq + C1) * (vp + vq + C2));
+      count++;
+    }
+  }
+  return count ? total / count : 1;
+}
+
+/** Fidelity of one variation: its product pixels against the original cut-out placed alike. */
+async function fidelity(f: Fixture, cut: Awaited<ReturnType<typeof cutOutProduct>>, res: SceneResult): Promise<number> {
+  const box = res.productBoxes[0]!;
+  const { data: out } = await sharp(res.png).raw().toBuffer({ resolveWithObject: true });
+  const truth = await atWorkingSize(f, cut.sourceWidth, cut.sourceHeight);
+  const original = await sharp(truth, { raw: { width: cut.sourceWidth, height: cut.sourceHeight, channels: 4 } })
+    .extract(cut.box)
+    .resize(box.width, box.height, { fit: 'fill' })
+    .raw()
+    .toBuffer();
+  const ref = Buffer.from(out);
+  const weight = new Float32Array(box.width * box.height);
+  for (let y = 0; y < box.height; y++) {
+    for (let x = 0; x < box.width; x++) {
+      const i = y * box.width + x;
+      const a = original[i * 4 + 3]! / 255;
+      weight[i] = a;
+      const o = ((box.top + y) * res.width + box.left + x) * 3;
+      for (let c = 0; c < 3; c++) ref[o + c] = Math.round(original[i * 4 + c]! * a + ref[o + c]! * (1 - a));
+    }
+  }
+  return maskedSsim(out, ref, res.width, box, weight);
+}
+
+/** Mean absolute pixel difference (0..1) between two PNGs, compared at 256 px. */
+async function pixelDifference(a: Buffer, b: Buffer): Promise<number> {
+  const small = (png: Buffer) => sharp(png).resize(256, 256, { fit: 'fill' }).removeAlpha().raw().toBuffer();
+  const [x, y] = await Promise.all([small(a), small(b)]);
+  let d = 0;
+  for (let i = 0; i < x.length; i++) d += Math.abs(x[i]! - y[i]!);
+  return d / x.length / 255;
+}
+
+function request(bytes: Buffer[], ar: AspectRatio, v: number, prompt = 'studio product shot'): SceneRequest {
+  const { width, height } = outputSize(ar, LONG_SIDE);
+  return {
+    prompt,
+    aspectRatio: ar,
+    width,
+    height,
+    variationIndex: v,
+    seed: 1234,
+    products: bytes.map((b) => ({ bytes: b })),
+    palette: PALETTE,
+  };
+}
+
+/** The baseline forge: each box filled by a plain sharp resize + composite onto a flat colour. */
+async function baselineForge(bytes: Buffer, boxes: SceneResult['productBoxes'][], W: number, H: number) {
+  return Promise.all(
+    boxes.map(async ([box]) => {
+      const product = await sharp(bytes).resize(box!.width, box!.height, { fit: 'fill' }).png().toBuffer();
+      return sharp({ create: { width: W, height: H, channels: 3, background: '#e8e4df' } })
+        .composite([{ input: product, left: box!.left, top: box!.top }])
+        .png({ compressionLevel: 6, adaptiveFiltering: false })
+        .toBuffer();
+    }),
+  );
+}
+
+interface SheetRow {
+  label: string;
+  products: Buffer[];
+  ar: AspectRatio;
+  prompt?: string;
+  backdrop?: Buffer;
+  /** Backdrops from the local environment engine for this prompt (one per variation). */
+  environment?: string;
+}
+
+type EnvironmentGenerate = (req: {
+  prompt: string;
+  width: number;
+  height: number;
+  seed: number;
+  palette: string[];
+}) => Promise<{ png: Buffer; horizon: number; lightAngle: number }>;
+
+/** The local environment engine when it is there (built separately); undefined otherwise. */
+async function environmentEngine(): Promise<EnvironmentGenerate | undefined> {
+  try {
+    const mod = (await import('../src/engines/environment/local/local-environment-engine.ts')) as {
+      createLocalEnvironmentEngine?: () => { generate: EnvironmentGenerate };
+    };
+    const engine = mod.createLocalEnvironmentEngine?.();
+    return engine ? (req) => engine.generate(req) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function contactSheet(rows: SheetRow[]): Promise<string> {
+  const cell = 360;
+  const labelH = 26;
+  const rowH = cell + labelH;
+  const engine = createLocalSceneEngine({ longSide: LONG_SIDE });
+  const environment = await environmentEngine();
+  const layers: OverlayOptions[] = [];
+  const names = ['0 centre', '1 thirds-left', '2 thirds-right', '3 low-hero'];
+  const usable = rows.filter((row) => !row.environment || environment);
+  for (const [r, row] of usable.entries()) {
+    const results = await Promise.all(
+      [0, 1, 2, 3].map(async (v) => {
+        const req = request(row.products, row.ar, v, row.prompt);
+        if (row.environment && environment) {
+          const env = await environment({
+            prompt: row.environment,
+            width: req.width,
+            height: req.height,
+            seed: 100 + v,
+            palette: PALETTE,
+          });
+          return engine.generate({
+            ...req,
+            backdrop: env.png,
+            backdropHints: { horizon: env.horizon, lightAngle: env.lightAngle },
+          });
+        }
+        return engine.generate({ ...req, backdrop: row.backdrop });
+      }),
+    );
+    for (const [v, res] of results.entries()) {
+      const tile = await sharp(res.png).resize(cell, cell, { fit: 'contain', background: '#1b1b1b' }).png().toBuffer();
+      layers.push({ input: tile, left: v * cell, top: r * rowH + labelH });
+      const warn = res.warnings.length ? ` · ${res.warnings.map((w) => w.code).join(', ')}` : '';
+      const text = escapeXml(`${row.label} · ${row.ar} · ${names[v]}${warn}`);
+      const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${cell}" height="${labelH}"><rect width="${cell}" height="${labelH}" fill="#111"/><text x="8" y="18" font-family="DejaVu Sans, sans-serif" font-size="13" fill="#eee">${text}</text></svg>`;
+      layers.push({ input: Buffer.from(svg), left: v * cell, top: r * rowH });
+    }
+  }
+  fs.mkdirSync(RESULTS, { recursive: true });
+  const file = path.join(RESULTS, 'scenes.png');
+  await sharp({ create: { width: cell * 4, height: rowH * usable.length, channels: 3, background: '#1b1b1b' } })
+    .composite(layers)
+    .png()
+    .toFile(file);
+  return file;
+}
+
+const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+interface ForgeTimes {
+  forgeMs: number[];
+  baselineMs: number[];
+  idleRssMb: number;
+  peakRssMb: number;
+  maxRssMb: number;
+}
+
+/**
+ * Child (this file with --forges): the forges alone, so their time and memory are not mixed with
+ * the measurements' own: per product a fresh engine runs four 1:1 variations at once, then the
+ * baseline fills the same boxes. RSS is sampled every 10 ms; the OS's maximum comes at the end.
+ */
+async function forges(): Promise<void> {
+  const idle = process.memoryUsage().rss;
+  let peak = idle;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 10);
+  const names = fixtureNames();
+  const { width: W, height: H } = outputSize('1:1', LONG_SIDE);
+  // Warm-up: libvips and the JIT, so the first forge is not charged for them.
+  const first = await loadFixture(names[0]!);
+  await createLocalSceneEngine({ longSide: LONG_SIDE }).generate(request([first.plain], '1:1', 0));
+  await baselineForge(first.plain, [[{ left: 10, top: 10, width: 100, height: 100 }]], 256, 256);
+  const out: ForgeTimes = { forgeMs: [], baselineMs: [], idleRssMb: 0, peakRssMb: 0, maxRssMb: 0 };
+  for (const name of names) {
+    const bytes = (await loadFixture(name)).plain;
+    const engine = createLocalSceneEngine({ longSide: LONG_SIDE });
+    let t = performance.now();
+    const variations = await Promise.all([0, 1, 2, 3].map((v) => engine.generate(request([bytes], '1:1', v))));
+    out.forgeMs.push(performance.now() - t);
+    t = performance.now();
+    await baselineForge(
+      bytes,
+      variations.map((r) => r.productBoxes),
+      W,
+      H,
+    );
+    out.baselineMs.push(performance.now() - t);
+  }
+  clearInterval(sampler);
+  out.idleRssMb = Math.round(idle / 2 ** 20);
+  out.peakRssMb = Math.round(peak / 2 ** 20);
+  out.maxRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
+  process.stdout.write(JSON.stringify(out));
+}
+
+async function main(): Promise<void> {
+  if (!fs.existsSync(FIXTURES)) {
+    process.stdout.write(`${JSON.stringify({ skipped: `no fixtures at ${FIXTURES}` })}\n`);
+    return;
+  }
+  // Timing and memory first, in a process of their own (nothing else running there).
+  const child = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, '--forges'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 20,
+  });
+  if (child.status !== 0) throw new Error(`bench/scenes --forges exited ${child.status}`);
+  const times = JSON.parse(child.stdout) as ForgeTimes;
+
+  const names = fixtureNames();
+  const { width: W, height: H } = outputSize('1:1', LONG_SIDE);
+  const perProduct: Record<string, unknown>[] = [];
+  const iouPlain: number[] = [];
+  const iouTextured: number[] = [];
+  const ssim: number[] = [];
+  const diffs: number[] = [];
+  const moves: number[] = [];
+  for (const [k, name] of names.entries()) {
+    const f = await loadFixture(name, k);
+    const plain = await cutoutIou(f, f.plain);
+    const textured = await cutoutIou(f, f.textured);
+    iouPlain.push(plain.iou);
+    iouTextured.push(textured.iou);
+
+    // The forge's four variations again (deterministic: the same images the child timed).
+    const engine = createLocalSceneEngine({ longSide: LONG_SIDE });
+    const variations = await Promise.all([0, 1, 2, 3].map((v) => engine.generate(request([f.plain], '1:1', v))));
+    const fid: number[] = [];
+    for (const r of variations) fid.push(await fidelity(f, plain.cut, r));
+    ssim.push(...fid);
+    const pairDiffs: number[] = [];
+    const pairMoves: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      for (let j = i + 1; j < 4; j++) {
+        pairDiffs.push(await pixelDifference(variations[i]!.png, variations[j]!.png));
+        const a = variations[i]!.productBoxes[0]!;
+        const b = variations[j]!.productBoxes[0]!;
+        const dx = (a.left + a.width / 2 - b.left - b.width / 2) / W;
+        const dy = (a.top + a.height / 2 - b.top - b.height / 2) / H;
+        const ds = Math.abs(a.height - b.height) / H;
+        pairMoves.push(Math.hypot(dx, dy) + ds);
+      }
+    }
+    diffs.push(mean(pairDiffs));
+    moves.push(Math.min(...pairMoves));
+    perProduct.push({
+      name: f.name,
+      iouPlain: round(plain.iou, 4),
+      iouTextured: round(textured.iou, 4),
+      ssim: round(mean(fid)),
+      pixelDiff: round(mean(pairDiffs)),
+      forgeMs: Math.round(times.forgeMs[k]!),
+      baselineMs: Math.round(times.baselineMs[k]!),
+      warnings: [...new Set(variations.flatMap((r) => r.warnings.map((w) => w.code)))],
+    });
+  }
+
+  const cache = new Map<string, Fixture>();
+  const byName = async (n: string) => {
+    const name = names.includes(n) || fs.existsSync(path.join(FIXTURES, `${n}.png`)) ? n : names[0]!;
+    if (!cache.has(name)) cache.set(name, await loadFixture(name));
+    return cache.get(name)!;
+  };
+  const backdrop = await texturedJpeg(1600, 1000, 3, 88);
+  const sheet = await contactSheet([
+    { label: 'bottles_2 (matte)', products: [(await byName('solidus_bottles_2')).plain], ar: '1:1' },
+    { label: 'cap_red_2 (matte)', products: [(await byName('solidus_cap_red_2')).plain], ar: '4:3' },
+    {
+      label: 'group of 3',
+      products: (
+        await Promise.all(['solidus_bottles_2', 'solidus_cap_black_1', 'solidus_mug_set'].map((n) => byName(n)))
+      ).map((f) => f.plain),
+      ar: '3:2',
+    },
+    { label: 'hoodie_black_1 (matte)', products: [(await byName('solidus_hoodie_black_1')).plain], ar: '16:9' },
+    { label: 'notebook (textured bg matte)', products: [(await byName('solidus_notebook')).textured], ar: '3:4' },
+    { label: 'sticker (matte)', products: [(await byName('solidus_sticker')).plain], ar: '21:9' },
+    {
+      label: 'mug_set on env. marble',
+      products: [(await byName('solidus_mug_set')).plain],
+      ar: '1:1',
+      prompt: 'on a polished marble table',
+      environment: 'on a polished marble table',
+    },
+    {
+      label: 'cap_black_2 on env. wood',
+      products: [(await byName('solidus_cap_black_2')).plain],
+      ar: '16:9',
+      environment: 'on a warm oak wooden table, soft window light',
+    },
+    {
+      label: 'tshirt on env. concrete',
+      products: [(await byName('solidus_tshirt')).textured],
+      ar: '9:16',
+      environment: 'raw concrete floor, industrial loft',
+    },
+    {
+      label: 'long_sleeve_tee, photo backdrop',
+      products: [(await byName('solidus_long_sleeve_tee')).plain],
+      ar: '2:3',
+      backdrop,
+    },
+  ]);
+
+  const forgeMedian = median(times.forgeMs);
+  const result = {
+    products: names.length,
+    cutoutIou: {
+      plain: { mean: round(mean(iouPlain), 4), min: round(Math.min(...iouPlain), 4), goal: MIN_IOU },
+      textured: { mean: round(mean(iouTextured), 4), min: round(Math.min(...iouTextured), 4) },
+    },
+    fidelitySsim: { mean: round(mean(ssim)), min: round(Math.min(...ssim)) },
+    distinctness: {
+      meanPairwisePixelDiff: round(mean(diffs)),
+      minPairwisePixelDiff: round(Math.min(...diffs)),
+      minHeroBoxMove: round(Math.min(...moves)),
+    },
+    forge: {
+      variations: 4,
+      size: '1024x1024',
+      medianMs: Math.round(forgeMedian),
+      maxMs: Math.round(Math.max(...times.forgeMs)),
+      goalMs: GOAL_FORGE_MS,
+      meetsGoal: forgeMedian < GOAL_FORGE_MS,
+      baselineMedianMs: Math.round(median(times.baselineMs)),
+      ratio: round(forgeMedian / Math.max(1, median(times.baselineMs)), 1),
+    },
+    memory: {
+      // The forge process: RSS before any work, peak sampled during the forges, and the OS's maximum.
+      idleRssMb: times.idleRssMb,
+      peakRssMb: times.peakRssMb,
+      maxRssMb: times.maxRssMb,
+    },
+    contactSheet: path.relative(process.cwd(), sheet),
+    perProduct,
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  const failures: string[] = [];
+  if (result.cutoutIou.plain.mean < MIN_IOU) failures.push(`plain IoU ${result.cutoutIou.plain.mean} under ${MIN_IOU}`);
+  if (forgeMedian > MAX_FORGE_MS) failures.push(`forge ${Math.round(forgeMedian)} ms over ${MAX_FORGE_MS} ms`);
+  for (const f of failures) process.stderr.write(`bench/scenes: ${f}\n`);
+  if (failures.length) process.exitCode = 1;
+}
+
+if (process.argv.includes('--forges')) await forges();
+else await main();

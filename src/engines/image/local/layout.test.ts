@@ -1,0 +1,164 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ASPECT_RATIOS, outputSize } from '../scene-engine.ts';
+import { computeLayout, LAYOUT_NAMES, type SceneLayout, shadowFor } from './layout.ts';
+
+const frames = ASPECT_RATIOS.map((ar) => ({ ar, ...outputSize(ar, 1024) }));
+
+function expectInside(l: SceneLayout) {
+  for (const p of l.placements) {
+    expect(p.width).toBeGreaterThanOrEqual(1);
+    expect(p.height).toBeGreaterThanOrEqual(1);
+    expect(p.left).toBeGreaterThanOrEqual(l.margin);
+    expect(p.top).toBeGreaterThanOrEqual(l.margin);
+    expect(p.left + p.width).toBeLessThanOrEqual(l.width - l.margin);
+    if (!p.croppedBottom) expect(p.top + p.height).toBeLessThanOrEqual(l.height - l.margin);
+    expect(p.base).toBe(p.top + p.height);
+  }
+}
+
+const centre = (p: { left: number; top: number; width: number; height: number }) => [
+  p.left + p.width / 2,
+  p.top + p.height / 2,
+];
+
+describe('computeLayout', () => {
+  it('keeps 1 to 5 products of any shape inside the frame and its margins, for every ratio and variation', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...frames),
+        fc.integer({ min: 0, max: 3 }),
+        fc.array(fc.double({ min: 0.15, max: 6, noNaN: true }), { minLength: 1, maxLength: 5 }),
+        (frame, variationIndex, aspects) => {
+          const l = computeLayout({
+            width: frame.width,
+            height: frame.height,
+            variationIndex,
+            items: aspects.map((aspect) => ({ aspect })),
+          });
+          expect(l.placements).toHaveLength(aspects.length);
+          expect([...l.drawOrder].sort()).toEqual(aspects.map((_, i) => i));
+          // The hero is drawn last (in front).
+          expect(l.drawOrder.at(-1)).toBe(0);
+          expectInside(l);
+          // Shapes are kept (rounding aside).
+          for (const [i, p] of l.placements.entries()) {
+            expect(Math.abs(p.width / p.height - aspects[i]!)).toBeLessThan(aspects[i]! * 0.05 + 2 / p.height);
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('gives four clearly different layouts for each ratio', () => {
+    for (const frame of frames) {
+      for (const aspect of [0.4, 1, 2.2]) {
+        const layouts = [0, 1, 2, 3].map((v) =>
+          computeLayout({ width: frame.width, height: frame.height, variationIndex: v, items: [{ aspect }] }),
+        );
+        expect(layouts.map((l) => l.name)).toEqual(LAYOUT_NAMES);
+        for (let i = 0; i < 4; i++) {
+          for (let j = i + 1; j < 4; j++) {
+            const a = layouts[i]!.placements[0]!;
+            const b = layouts[j]!.placements[0]!;
+            const [ax, ay] = centre(a);
+            const [bx, by] = centre(b);
+            const moved = Math.hypot((ax! - bx!) / frame.width, (ay! - by!) / frame.height);
+            const resized = Math.abs(a.height - b.height) / frame.height;
+            expect(moved + resized, `${frame.ar} aspect ${aspect}: ${i} vs ${j}`).toBeGreaterThan(0.05);
+            // Light or camera differ too.
+            const la = layouts[i]!;
+            const lb = layouts[j]!;
+            expect(la.lightAngle !== lb.lightAngle || la.camera !== lb.camera).toBe(true);
+          }
+        }
+        // Thirds: left of centre, right of centre.
+        const cx = (v: number) => centre(layouts[v]!.placements[0]!)[0]!;
+        expect(cx(1)).toBeLessThan(cx(0));
+        expect(cx(2)).toBeGreaterThan(cx(0));
+        // Low hero: the biggest.
+        expect(layouts[3]!.placements[0]!.height).toBeGreaterThanOrEqual(layouts[0]!.placements[0]!.height);
+      }
+    }
+  });
+
+  it('arranges a group: hero in front and biggest, the others behind it, neighbours overlapping slightly', () => {
+    for (const frame of frames) {
+      for (let n = 2; n <= 5; n++) {
+        for (let v = 0; v < 4; v++) {
+          const l = computeLayout({
+            width: frame.width,
+            height: frame.height,
+            variationIndex: v,
+            items: Array.from({ length: n }, () => ({ aspect: 0.8 })),
+          });
+          const hero = l.placements[0]!;
+          for (const p of l.placements.slice(1)) {
+            expect(p.height).toBeLessThan(hero.height);
+            expect(p.base).toBeLessThan(hero.base); // further back: stands higher in the frame
+          }
+          // Left to right by x: neighbours overlap, but only a little.
+          const sorted = [...l.placements].sort((a, b) => a.left - b.left);
+          for (let i = 1; i < sorted.length; i++) {
+            const a = sorted[i - 1]!;
+            const b = sorted[i]!;
+            const overlap = a.left + a.width - b.left;
+            expect(overlap, `${frame.ar} n=${n} v=${v}`).toBeGreaterThan(0);
+            expect(overlap).toBeLessThan(Math.min(a.width, b.width) * 0.3);
+          }
+          // Rows: the back row is drawn before the front.
+          expect(l.drawOrder.indexOf(0)).toBe(n - 1);
+        }
+      }
+    }
+  });
+
+  it('follows the backdrop: its floor line and light win, products stand in front of the floor line', () => {
+    const l = computeLayout({
+      width: 1024,
+      height: 768,
+      variationIndex: 1,
+      items: [{ aspect: 0.5 }],
+      hints: { horizon: 0.62, lightAngle: 30 },
+    });
+    expect(l.horizon).toBe(0.62);
+    expect(l.lightAngle).toBe(30);
+    expect(l.placements[0]!.base).toBeGreaterThan(0.62 * 768);
+    // Light from the right: the shadow falls to the left.
+    expect(l.shadow.lateral).toBeLessThan(0);
+    expectInside(l);
+  });
+
+  it('stands a product cut at the bottom of its own image on the frame edge', () => {
+    const l = computeLayout({
+      width: 1024,
+      height: 1024,
+      variationIndex: 2,
+      items: [{ aspect: 1.2, croppedBottom: true }],
+    });
+    const p = l.placements[0]!;
+    expect(p.top + p.height).toBe(1024);
+    expect(p.croppedBottom).toBe(true);
+    expect(p.left).toBeGreaterThanOrEqual(l.margin);
+    expect(p.top).toBeGreaterThanOrEqual(l.margin);
+  });
+
+  it('is pure and wraps variation indices', () => {
+    const input = { width: 900, height: 600, variationIndex: 6, items: [{ aspect: 1 }, { aspect: 2 }] };
+    expect(computeLayout(input)).toEqual(computeLayout(input));
+    expect(computeLayout(input).name).toBe('thirds-right');
+    expect(() => computeLayout({ ...input, width: 4 })).toThrow(RangeError);
+  });
+});
+
+describe('shadowFor', () => {
+  it('casts away from the light, longer when the light is low, flatter from a low camera', () => {
+    expect(shadowFor(180, 0.5, true).lateral).toBeGreaterThan(0); // from the left → to the right
+    expect(shadowFor(0, 0.5, true).lateral).toBeLessThan(0);
+    expect(Math.abs(shadowFor(90, 0.5, true).lateral)).toBeLessThan(0.01);
+    expect(Math.abs(shadowFor(160, 0.5, true).lateral)).toBeGreaterThan(Math.abs(shadowFor(120, 0.5, true).lateral));
+    expect(shadowFor(120, 0.1, true).depth).toBeLessThan(shadowFor(120, 0.9, true).depth);
+    expect(shadowFor(120, 0.5, false).depth).toBeLessThan(0);
+  });
+});

@@ -1,0 +1,329 @@
+/**
+ * Scene layouts of the local engine (pure): where the products stand, how big, where the floor
+ * line and the camera are and where the light comes from, for each of a forge's four variations.
+ *
+ *   0 centre        centred group, medium size, camera at mid height, key light upper left
+ *   1 thirds-left   group on the left third, smaller, high camera, low light from the left
+ *   2 thirds-right  group on the right third, smaller, camera a little lower, light from the right
+ *   3 low-hero      large centred hero, low camera (floor line low), high light: a short, flat shadow
+ *
+ * Products (1..5) stand as one group: the first (the hero) in front in the middle, the others
+ * alternately to its right and left, each row a little smaller and further back (its base higher),
+ * neighbours overlapping slightly. Sizes come from a target area (so a cap and a bottle read alike),
+ * bounded by the frame; the whole group is scaled to keep the margins, so nothing is cut by the
+ * frame edge. A product whose own image cuts it at the bottom (a cropped torso) stands on the
+ * frame's bottom edge instead, where the cut is hidden.
+ */
+import type { PlacedBox } from '../scene-engine.ts';
+
+export type LayoutName = 'centre' | 'thirds-left' | 'thirds-right' | 'low-hero';
+export const LAYOUT_NAMES: readonly LayoutName[] = ['centre', 'thirds-left', 'thirds-right', 'low-hero'];
+
+export interface LayoutItem {
+  /** Width / height of the product's trimmed cut-out. */
+  aspect: number;
+  /** The product's image cuts it at the bottom: it stands on the frame's bottom edge. */
+  croppedBottom?: boolean;
+}
+
+export interface LayoutInput {
+  width: number;
+  height: number;
+  /** 0..3 (others wrap). */
+  variationIndex: number;
+  items: LayoutItem[];
+  /** The backdrop's floor line and light, when its maker said (they win over the preset's). */
+  hints?: { horizon: number; lightAngle: number };
+}
+
+export interface Placement extends PlacedBox {
+  /** Floor contact line (px from the top): the box's bottom. */
+  base: number;
+  /** Row in the group: 0 front (the hero), 1 and 2 further back. */
+  row: number;
+  /** Cut at the bottom by its own image: stands on the frame edge, no floor shadow. */
+  croppedBottom: boolean;
+}
+
+export interface ShadowSpec {
+  /**
+   * The cast shadow as an affine image of the product's silhouette about its base: a point `t`
+   * product-heights above the base lands `lateral · t` heights to the right (negative: left) and
+   * `depth · t` heights above the base (negative: below, toward the camera).
+   */
+  lateral: number;
+  depth: number;
+  /** Opacity of the cast shadow near the product (0..1). */
+  opacity: number;
+  /** Opacity of the tight contact shadow at the base (0..1). */
+  contact: number;
+}
+
+export interface SceneLayout {
+  name: LayoutName;
+  variation: number;
+  width: number;
+  height: number;
+  /** Floor line, fraction of the height from the top (where the wall would meet the floor). */
+  horizon: number;
+  /** Degrees: 0 = from the right, 90 = from above, 180 = from the left. */
+  lightAngle: number;
+  /** 0 = at floor level … 1 = high, looking down (how much floor the camera sees). */
+  camera: number;
+  shadow: ShadowSpec;
+  /** Kept free on every side, px. */
+  margin: number;
+  /** One per item, in request order. */
+  placements: Placement[];
+  /** Item indices, back to front. */
+  drawOrder: number[];
+}
+
+interface Preset {
+  name: LayoutName;
+  /** Group centre, fraction of the width. */
+  cx: number;
+  /** Hero's target area, fraction of the frame. */
+  area: number;
+  /** Hero's largest height / width, fractions of the frame. */
+  maxH: number;
+  maxW: number;
+  /** Hero's base, fraction of the height. */
+  base: number;
+  /** The whole group's largest width, fraction of the frame (a third needs room to move). */
+  groupW: number;
+  /** Size of the rows behind the hero, relative to it. */
+  rows: [number, number, number];
+  horizon: number;
+  lightAngle: number;
+  camera: number;
+  /** The cast shadow falls behind the product (front light) or toward the camera (back light). */
+  back: boolean;
+}
+
+const PRESETS: readonly Preset[] = [
+  {
+    name: 'centre',
+    cx: 0.5,
+    area: 0.19,
+    maxH: 0.62,
+    maxW: 0.6,
+    base: 0.83,
+    horizon: 0.6,
+    lightAngle: 125,
+    camera: 0.5,
+    groupW: 0.9,
+    rows: [1, 0.8, 0.66],
+    back: true,
+  },
+  {
+    name: 'thirds-left',
+    cx: 1 / 3,
+    area: 0.14,
+    maxH: 0.52,
+    maxW: 0.46,
+    base: 0.78,
+    horizon: 0.5,
+    lightAngle: 150,
+    camera: 0.8,
+    groupW: 0.6,
+    rows: [1, 0.8, 0.66],
+    back: true,
+  },
+  {
+    name: 'thirds-right',
+    cx: 2 / 3,
+    area: 0.15,
+    maxH: 0.54,
+    maxW: 0.46,
+    base: 0.8,
+    horizon: 0.55,
+    lightAngle: 35,
+    camera: 0.65,
+    groupW: 0.6,
+    rows: [1, 0.8, 0.66],
+    back: true,
+  },
+  {
+    name: 'low-hero',
+    cx: 0.5,
+    area: 0.27,
+    maxH: 0.74,
+    maxW: 0.7,
+    base: 0.91,
+    horizon: 0.72,
+    lightAngle: 70,
+    camera: 0.15,
+    groupW: 1,
+    rows: [1, 0.68, 0.54],
+    back: true,
+  },
+];
+
+/** How much further back each row stands (fraction of the height). */
+const ROW_STEP = 0.035;
+/** Left-to-right arrangement of item indices: hero in the middle, then right, left, right, left. */
+const ARRANGEMENT = [4, 2, 0, 1, 3];
+/** Neighbours overlap by this share of the narrower one's width. */
+const OVERLAP = 0.12;
+
+const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
+
+/** The layout of one variation. */
+export function computeLayout(input: LayoutInput): SceneLayout {
+  const { width: W, height: H } = input;
+  if (!(W >= 16 && H >= 16)) throw new RangeError('layout: the frame must be at least 16×16 px');
+  const variation = (((Math.floor(input.variationIndex) % 4) + 4) % 4) as 0 | 1 | 2 | 3;
+  const preset = PRESETS[variation]!;
+  const margin = Math.max(2, Math.round(Math.min(W, H) * 0.06));
+
+  // Floor line and light: the backdrop's when it said, else the preset's.
+  const horizon = input.hints ? clamp(input.hints.horizon, 0.2, 0.95) : preset.horizon;
+  const lightAngle = input.hints ? ((input.hints.lightAngle % 360) + 360) % 360 : preset.lightAngle;
+  // The camera follows the floor line: a high horizon is seen from above, a low one from low down.
+  const camera = input.hints ? clamp((0.8 - horizon) / 0.4, 0, 1) : preset.camera;
+  const shadow = shadowFor(lightAngle, camera, preset.back);
+
+  // Hero's base: on the floor, in front of the floor line, inside the bottom margin.
+  const baseMax = H - margin;
+  const base = clamp(Math.max(preset.base * H, horizon * H + 0.05 * H), 0, baseMax);
+
+  const items = input.items.map((it) => ({
+    aspect: clamp(Number.isFinite(it.aspect) && it.aspect > 0 ? it.aspect : 1, 0.05, 20),
+    croppedBottom: it.croppedBottom === true,
+  }));
+  const n = items.length;
+  const order = ARRANGEMENT.filter((i) => i < n);
+  const rowOf = (i: number) => (i === 0 ? 0 : i <= 2 ? 1 : 2);
+
+  // A portrait frame is narrow: products may take more of its width (a third has less room to
+  // move, but a wide product would otherwise be tiny).
+  const widen = W / H < 0.85 ? 1.3 : 1;
+
+  // Natural sizes (before fitting): the hero's target area bounded by the frame, rows smaller.
+  const heroArea = preset.area * W * H * (n > 1 ? 0.8 : 1);
+  const natural = items.map((it, i) => {
+    const s = preset.rows[rowOf(i)]!;
+    let h = Math.sqrt(heroArea / it.aspect) * s;
+    let w = h * it.aspect;
+    const maxH = preset.maxH * H * s;
+    const maxW = Math.min(0.8, preset.maxW * widen) * W * s;
+    if (h > maxH) {
+      w *= maxH / h;
+      h = maxH;
+    }
+    if (w > maxW) {
+      h *= maxW / w;
+      w = maxW;
+    }
+    return { w, h };
+  });
+
+  // Fit the group: scale until it fits between the margins (a few rounds: the depth offsets do
+  // not scale).
+  let k = 1;
+  let boxes: { left: number; top: number; w: number; h: number; base: number }[] = [];
+  for (let round = 0; round < 6; round++) {
+    boxes = arrange(items, natural, order, rowOf, k, base, H);
+    const left = Math.min(...boxes.map((b) => b.left));
+    const right = Math.max(...boxes.map((b) => b.left + b.w));
+    const fitW = Math.min(W - 2 * margin, Math.min(1, preset.groupW * widen) * W) / (right - left);
+    const fitH = Math.min(
+      ...boxes.map((b, i) => (items[i]!.croppedBottom ? (H - margin) / b.h : (b.base - margin) / b.h)),
+    );
+    const f = Math.min(fitW, fitH);
+    if (f >= 0.999) break;
+    k *= f * 0.995;
+  }
+
+  // Horizontal placement: the group's centre on the preset's line, kept inside the margins.
+  const gl = Math.min(...boxes.map((b) => b.left));
+  const gr = Math.max(...boxes.map((b) => b.left + b.w));
+  const gw = gr - gl;
+  const desired = preset.cx * W - gw / 2;
+  const shift = clamp(desired, margin, W - margin - gw) - gl;
+
+  const placements: Placement[] = boxes.map((b, i) => {
+    const width = Math.max(1, Math.round(b.w));
+    const height = Math.max(1, Math.round(b.h));
+    let left = Math.round(b.left + shift);
+    left = clamp(left, margin, Math.max(margin, W - margin - width));
+    let top: number;
+    if (items[i]!.croppedBottom) {
+      top = H - height;
+    } else {
+      top = Math.round(b.base - height);
+      top = clamp(top, margin, Math.max(margin, H - margin - height));
+    }
+    return {
+      left,
+      top,
+      width,
+      height,
+      base: top + height,
+      row: rowOf(i),
+      croppedBottom: items[i]!.croppedBottom,
+    };
+  });
+
+  // Back to front: rows from the back; within a row, the outer ones first.
+  const drawOrder = [...order].sort((a, b) => rowOf(b) - rowOf(a) || b - a);
+  return {
+    name: preset.name,
+    variation,
+    width: W,
+    height: H,
+    horizon,
+    lightAngle,
+    camera,
+    shadow,
+    margin,
+    placements,
+    drawOrder,
+  };
+}
+
+/** Boxes (unrounded) for the items at scale `k`, arranged left to right from x = 0. */
+function arrange(
+  items: { aspect: number; croppedBottom: boolean }[],
+  natural: { w: number; h: number }[],
+  order: number[],
+  rowOf: (i: number) => number,
+  k: number,
+  base: number,
+  H: number,
+) {
+  const boxes = items.map(() => ({ left: 0, top: 0, w: 0, h: 0, base: 0 }));
+  let x = 0;
+  let prevW = 0;
+  for (const [pos, i] of order.entries()) {
+    const w = natural[i]!.w * k;
+    const h = natural[i]!.h * k;
+    if (pos > 0) x -= Math.min(w, prevW) * OVERLAP;
+    const b = items[i]!.croppedBottom ? H : base - rowOf(i) * ROW_STEP * H;
+    boxes[i] = { left: x, top: b - h, w, h, base: b };
+    x += w;
+    prevW = w;
+  }
+  return boxes;
+}
+
+/**
+ * The cast shadow for a light direction and camera height: sideways opposite the light, longer
+ * when the light is low; its depth on the floor foreshortened by the camera (flat from low down).
+ */
+export function shadowFor(lightAngle: number, camera: number, back: boolean): ShadowSpec {
+  const rad = (lightAngle * Math.PI) / 180;
+  const side = -Math.cos(rad); // light from the right (0°) → shadow to the left
+  const elevation = Math.abs(Math.sin(rad)); // 1 overhead … 0 grazing
+  const length = clamp((1 - elevation) * 1.1 + 0.25, 0.25, 1.2);
+  const lateral = clamp(side * length, -0.95, 0.95);
+  const foreshorten = 0.1 + 0.35 * clamp(camera, 0, 1);
+  const depth = (back ? 1 : -1) * foreshorten * (0.6 + 0.4 * length);
+  return {
+    lateral,
+    depth,
+    opacity: clamp(0.55 - 0.12 * (1 - elevation), 0.35, 0.55),
+    contact: 0.7,
+  };
+}

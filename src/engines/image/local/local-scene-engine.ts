@@ -1,0 +1,236 @@
+/**
+ * The `local` scene engine: the real product, cut out (cutout.ts), placed per one of four layouts
+ * (layout.ts) on the request's backdrop (cover-cropped to the exact output size) or on a studio
+ * sweep of its own (backdrop.ts), with contact and cast shadows, an optional floor reflection, a
+ * light nudge toward the scene and matching grain (composite.ts). Offline, CPU only, no keys;
+ * deterministic for the same request and seed.
+ *
+ * Cut-outs are cached per engine (by the product bytes' hash), so a forge's four variations cut
+ * each product once.
+ */
+import { createHash } from 'node:crypto';
+import sharp from 'sharp';
+import {
+  type EngineWarning,
+  GenerationError,
+  type SceneEngine,
+  type SceneRequest,
+  type SceneResult,
+} from '../scene-engine.ts';
+import { backdropStats, estimateHints, studioBackdrop } from './backdrop.ts';
+import { composite } from './composite.ts';
+import { type Cutout, cutOutProduct, DEFAULT_MAX_INPUT_PIXELS } from './cutout.ts';
+import { computeLayout } from './layout.ts';
+import { luma } from './raster.ts';
+
+export interface LocalSceneEngineOptions {
+  /** The long side the engine is tuned for (px); cut-outs are worked at up to that size. Default 1024. */
+  longSide?: number;
+  /** Largest output accepted (pixels). Default 4096 × 4096. */
+  maxOutputPixels?: number;
+  /** Decoding bound for product and backdrop images (pixels). Default 64 MP. */
+  maxInputPixels?: number;
+  /** Cut-outs kept (by product bytes). Default 16. */
+  cacheEntries?: number;
+}
+
+export const MAX_PRODUCTS = 5;
+const MAX_SIDE = 8192;
+
+/** Prompt words that make the floor glossy or wet (a faint reflection under the products). */
+const GLOSSY =
+  /\b(gloss(y)?|reflect\w*|mirror\w*|wet|water|puddle\w*|rain\w*|polished|lacquer\w*|marble|glass|acrylic|chrome|ice|icy|lake|pool)\b/i;
+
+export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): SceneEngine {
+  const longSide = opts.longSide ?? 1024;
+  const maxOutputPixels = opts.maxOutputPixels ?? 4096 * 4096;
+  const maxInputPixels = opts.maxInputPixels ?? DEFAULT_MAX_INPUT_PIXELS;
+  const cutoutSide = Math.max(512, Math.min(2048, Math.round(longSide)));
+  const cacheEntries = opts.cacheEntries ?? 16;
+  const cache = new Map<string, Promise<Cutout>>();
+
+  function cutout(bytes: Buffer): Promise<Cutout> {
+    const key = createHash('sha256').update(bytes).digest('hex');
+    const hit = cache.get(key);
+    if (hit) {
+      cache.delete(key);
+      cache.set(key, hit);
+      return hit;
+    }
+    const work = cutOutProduct(bytes, { maxSide: cutoutSide, maxInputPixels });
+    cache.set(key, work);
+    // A failed cut-out is not kept (the next request tries again and reports its own error).
+    work.catch(() => cache.delete(key));
+    while (cache.size > cacheEntries) cache.delete(cache.keys().next().value!);
+    return work;
+  }
+
+  async function generate(req: SceneRequest): Promise<SceneResult> {
+    const { width: W, height: H } = req;
+    if (!Number.isInteger(W) || !Number.isInteger(H) || W < 16 || H < 16 || W > MAX_SIDE || H > MAX_SIDE) {
+      throw new GenerationError(`The output size ${W}×${H} is not supported (16 to ${MAX_SIDE} px a side).`);
+    }
+    if (W * H > maxOutputPixels) {
+      throw new GenerationError(`The output size ${W}×${H} is over the limit of ${maxOutputPixels} pixels.`);
+    }
+    if (!Array.isArray(req.products) || req.products.length > MAX_PRODUCTS) {
+      throw new GenerationError(`A scene takes at most ${MAX_PRODUCTS} products.`);
+    }
+    checkAbort(req.signal);
+    const warnings: EngineWarning[] = [];
+
+    const cutouts = await Promise.all(req.products.map((p) => cutout(p.bytes)));
+    checkAbort(req.signal);
+    for (const [i, c] of cutouts.entries()) {
+      for (const w of c.warnings) warnings.push({ ...w, message: `Product ${i + 1}: ${w.message}` });
+      const cut = [c.touches.top && 'top', c.touches.left && 'left', c.touches.right && 'right'].filter(Boolean);
+      if (cut.length > 0) {
+        warnings.push({
+          code: 'PRODUCT_CROPPED',
+          message: `Product ${i + 1}: the image cuts the product at the ${cut.join(' and ')}; it is shown as cut.`,
+          severity: 'info',
+        });
+      }
+    }
+
+    // The backdrop: the request's, cover-cropped to the exact size; else a studio sweep.
+    let backdrop: Uint8Array | undefined;
+    let hints = req.backdropHints;
+    if (req.backdrop) {
+      try {
+        const { data } = await sharp(req.backdrop, { limitInputPixels: maxInputPixels, failOn: 'truncated' })
+          .autoOrient()
+          .resize(W, H, { fit: 'cover', position: 'centre' })
+          .toColourspace('srgb')
+          .flatten({ background: '#808080' })
+          .removeAlpha()
+          .raw()
+          .toBuffer({ resolveWithObject: true });
+        backdrop = new Uint8Array(data.buffer, data.byteOffset, data.length);
+      } catch (err) {
+        warnings.push({
+          code: 'BACKDROP_UNREADABLE',
+          message: `The backdrop image could not be read (${err instanceof Error ? err.message : String(err)}); a studio backdrop was used.`,
+          severity: 'warning',
+        });
+      }
+      if (backdrop && !hints) {
+        const est = estimateHints(backdrop, W, H);
+        if (est.horizon !== undefined || est.lightAngle !== undefined) {
+          const preset = computeLayout({ width: W, height: H, variationIndex: req.variationIndex, items: [] });
+          hints = { horizon: est.horizon ?? preset.horizon, lightAngle: est.lightAngle ?? preset.lightAngle };
+        }
+      }
+    }
+    checkAbort(req.signal);
+
+    if (cutouts.length === 0) {
+      // No product to place: the scene is the set itself, dressed for the prompt.
+      const layout = computeLayout({ width: W, height: H, variationIndex: req.variationIndex, items: [], hints });
+      const set =
+        backdrop ??
+        studioBackdrop({
+          width: W,
+          height: H,
+          horizon: layout.horizon,
+          lightAngle: layout.lightAngle,
+          palette: req.palette ?? [],
+          productLuma: 128,
+          focus: { x: W / 2, y: layout.horizon * H },
+          seed: req.seed,
+        });
+      warnings.push({
+        code: 'NO_PRODUCT',
+        message: 'No product was given; the image shows the set alone.',
+        severity: 'info',
+      });
+      const png = await sharp(set, { raw: { width: W, height: H, channels: 3 } })
+        .png({ compressionLevel: 6 })
+        .toBuffer();
+      return { png, width: W, height: H, productBoxes: [], warnings, engine: 'local' };
+    }
+
+    const layout = computeLayout({
+      width: W,
+      height: H,
+      variationIndex: req.variationIndex,
+      items: cutouts.map((c) => ({ aspect: c.width / c.height, croppedBottom: c.touches.bottom })),
+      hints,
+    });
+
+    for (const [i, p] of layout.placements.entries()) {
+      const c = cutouts[i]!;
+      const upscale = p.height / c.height;
+      if (upscale > 2) {
+        warnings.push({
+          code: 'PRODUCT_LOW_RESOLUTION',
+          message: `Product ${i + 1}: its image is ${c.width}×${c.height} px and is shown ${upscale.toFixed(1)}× larger; it may look soft.`,
+          severity: 'info',
+        });
+      }
+    }
+
+    if (!backdrop) {
+      const hero = layout.placements[0]!;
+      backdrop = studioBackdrop({
+        width: W,
+        height: H,
+        horizon: layout.horizon,
+        lightAngle: layout.lightAngle,
+        palette: req.palette ?? [],
+        productLuma: meanProductLuma(cutouts),
+        focus: { x: hero.left + hero.width / 2, y: hero.base },
+        seed: req.seed,
+      });
+    }
+    const stats = backdropStats(backdrop, W, H);
+    checkAbort(req.signal);
+
+    const { rgb, mask } = await composite({
+      width: W,
+      height: H,
+      backdrop,
+      stats,
+      layout,
+      products: cutouts,
+      seed: req.seed,
+      glossy: GLOSSY.test(req.prompt ?? ''),
+    });
+    checkAbort(req.signal);
+    const png = await sharp(rgb, { raw: { width: W, height: H, channels: 3 } })
+      .png({ compressionLevel: 6, adaptiveFiltering: false })
+      .toBuffer();
+    return {
+      png,
+      width: W,
+      height: H,
+      productBoxes: layout.placements.map(({ left, top, width, height }) => ({ left, top, width, height })),
+      productMask: Buffer.from(mask.buffer, mask.byteOffset, mask.length),
+      warnings,
+      engine: 'local',
+    };
+  }
+
+  return { name: 'local', generate };
+}
+
+function checkAbort(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new GenerationError('The generation was cancelled.', true, { cause: signal.reason });
+}
+
+/** Alpha-weighted mean brightness of the cut-outs (sampled). */
+function meanProductLuma(cutouts: Cutout[]): number {
+  let sum = 0;
+  let weight = 0;
+  for (const c of cutouts) {
+    const n = c.width * c.height;
+    const step = Math.max(1, Math.floor(n / 20_000));
+    for (let i = 0; i < n; i += step) {
+      const a = c.rgba[i * 4 + 3]! / 255;
+      if (a <= 0) continue;
+      sum += luma(c.rgba[i * 4]!, c.rgba[i * 4 + 1]!, c.rgba[i * 4 + 2]!) * a;
+      weight += a;
+    }
+  }
+  return weight > 0 ? sum / weight : 128;
+}
