@@ -1,6 +1,7 @@
 import { createFetcher } from '../../adapters/fetch/fetcher.ts';
 import { type ComfyUiSettings, createComfyUiSceneEngine } from './comfyui/comfyui-engine.ts';
 import { createFalSceneEngine, type FalSettings } from './fal/fal-engine.ts';
+import { withProductFidelity } from './fidelity.ts';
 import { createOpenAiImagesSceneEngine, type OpenAiImagesSettings } from './openai-images/openai-images-engine.ts';
 import type { ProviderDeps } from './provider-http.ts';
 import { createReplicateSceneEngine, type ReplicateSettings } from './replicate/replicate-engine.ts';
@@ -45,6 +46,12 @@ export interface SceneEngineDeps extends Partial<ProviderDeps> {
  * OpenAI-compatible server on the same network is common); result images a provider links to on
  * another origin (CDNs) are downloaded through a public-only fetcher, without credentials. Every
  * other bound of the one fetcher (time, size, redirects, schemes) applies to both.
+ *
+ * Every provider engine comes wrapped in `withProductFidelity` (./fidelity.ts): each generation
+ * is checked for the real product, whose box and mask are then reported, and a drifted product is
+ * replaced by the real one, composited (results say so: `engine` suffixed `+fidelity`, warnings).
+ * The engine keeps the provider's name (`openai-images:<model>`...), a stable identifier. `local`
+ * is not wrapped (it composites the real product itself).
  */
 export function createSceneEngine(settings: SceneEngineSettings, deps: SceneEngineDeps = {}): SceneEngine {
   if (settings.provider === 'local') {
@@ -58,18 +65,21 @@ export function createSceneEngine(settings: SceneEngineSettings, deps: SceneEngi
     ...(deps.now ? { now: deps.now } : {}),
   };
   const { provider, ...rest } = settings;
-  switch (provider) {
-    case 'openai-images':
-      return createOpenAiImagesSceneEngine(rest as OpenAiImagesSettings, providerDeps);
-    case 'fal':
-      return createFalSceneEngine(rest as FalSettings, providerDeps);
-    case 'replicate':
-      return createReplicateSceneEngine(rest as ReplicateSettings, providerDeps);
-    case 'comfyui':
-      return createComfyUiSceneEngine(rest as ComfyUiSettings, providerDeps);
-    default:
-      throw new Error(`createSceneEngine: unknown image engine "${String(provider)}"`);
-  }
+  const engine = (() => {
+    switch (provider) {
+      case 'openai-images':
+        return createOpenAiImagesSceneEngine(rest as OpenAiImagesSettings, providerDeps);
+      case 'fal':
+        return createFalSceneEngine(rest as FalSettings, providerDeps);
+      case 'replicate':
+        return createReplicateSceneEngine(rest as ReplicateSettings, providerDeps);
+      case 'comfyui':
+        return createComfyUiSceneEngine(rest as ComfyUiSettings, providerDeps);
+      default:
+        throw new Error(`createSceneEngine: unknown image engine "${String(provider)}"`);
+    }
+  })();
+  return withProductFidelity(engine, { name: engine.name });
 }
 
 /**
