@@ -15,6 +15,9 @@ import type { Fetcher } from './adapters/fetch/fetcher.ts';
 import type { AssetsService } from './modules/assets/assets.service.ts';
 import type { BrandDnaService } from './modules/brand-dna/brand-dna.service.ts';
 import type { ExtractionService } from './modules/extraction/extraction.service.ts';
+import type { ScenesService } from './modules/scenes/scenes.service.ts';
+import type { EnvironmentsService } from './modules/environments/environments.service.ts';
+import type { EnhancementsService } from './modules/enhancements/enhancements.service.ts';
 
 /**
  * Everything the HTTP app needs; built once by `createDeps` (deps.ts), or by tests. Routes and
@@ -47,4 +50,10 @@ export interface AppDeps {
   extraction: ExtractionService;
   /** Brand DNA versions; generation reads `brandDna.getActiveDna(brandId, orgId)`. */
   brandDna: BrandDnaService;
+  /** Scene forges (src/modules/scenes). */
+  scenes: ScenesService;
+  /** Environment generation (src/modules/environments). */
+  environments: EnvironmentsService;
+  /** Prompt enhancements (src/modules/enhancements). */
+  enhancements: EnhancementsService;
 }

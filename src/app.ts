@@ -15,6 +15,9 @@ import { blobRoutes } from './http/blob.routes.ts';
 import { assetsRoutes } from './modules/assets/assets.routes.ts';
 import { extractionRoutes } from './modules/extraction/extraction.routes.ts';
 import { brandDnaRoutes } from './modules/brand-dna/brand-dna.routes.ts';
+import { scenesRoutes } from './modules/scenes/scenes.routes.ts';
+import { environmentsRoutes } from './modules/environments/environments.routes.ts';
+import { enhancementsRoutes } from './modules/enhancements/enhancements.routes.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -77,6 +80,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(assetsRoutes(deps));
       await v1.register(extractionRoutes(deps));
       await v1.register(brandDnaRoutes(deps));
+      await v1.register(scenesRoutes(deps));
+      await v1.register(environmentsRoutes(deps));
+      await v1.register(enhancementsRoutes(deps));
     },
     { prefix: '/v1' },
   );

@@ -70,6 +70,15 @@ describe('loadConfig', () => {
     expect(load({ PORT: '9001' }).publicUrl).toBe('http://localhost:9001');
   });
 
+  it('chooses the local image engine by default and a provider with its settings', () => {
+    expect(load({}).imageEngine).toEqual({ provider: 'local' });
+    expect(load({}).imageLongSide).toBe(1024);
+    expect(
+      load({ IMAGE_ENGINE: 'openai-images', IMAGE_API_KEY: 'sk-test', IMAGE_MODEL: 'gpt-image-1', IMAGE_TIMEOUT_SECONDS: '60' })
+        .imageEngine,
+    ).toMatchObject({ provider: 'openai-images', apiKey: 'sk-test', model: 'gpt-image-1', timeoutMs: 60_000 });
+  });
+
   it.each([
     [{ PORT: 'abc' }, 'PORT', /whole number.*"abc"/],
     [{ PORT: '8080.5' }, 'PORT', /whole number/],
@@ -86,6 +95,12 @@ describe('loadConfig', () => {
     [{ ATELIER_RATE_LIMIT_PER_SECOND: '0' }, 'ATELIER_RATE_LIMIT_PER_SECOND', /1\.\.1000000/],
     [{ ATELIER_RATE_LIMIT_BURST: '1e3' }, 'ATELIER_RATE_LIMIT_BURST', /whole number/],
     [{ ATELIER_BODY_LIMIT: '10' }, 'ATELIER_BODY_LIMIT', /1024\.\./],
+    [{ ATELIER_IMAGE_LONG_SIDE: '100' }, 'ATELIER_IMAGE_LONG_SIDE', /256\.\.4096/],
+    [{ IMAGE_ENGINE: 'midjourney' }, 'IMAGE_ENGINE', /one of local, openai-images, fal, replicate, comfyui/],
+    [{ IMAGE_ENGINE: 'fal' }, 'IMAGE_API_KEY', /required when IMAGE_ENGINE=fal/],
+    [{ IMAGE_ENGINE: 'comfyui' }, 'COMFYUI_WORKFLOW_FILE', /required when IMAGE_ENGINE=comfyui/],
+    [{ IMAGE_ENGINE: 'replicate', IMAGE_API_KEY: 'k', IMAGE_EXTRA_INPUT: '[1]' }, 'IMAGE_EXTRA_INPUT', /JSON object/],
+    [{ IMAGE_API_BASE_URL: 'file:///x' }, 'IMAGE_API_BASE_URL', /http: or https:/],
   ])('refuses %j naming the setting', (env, setting, message) => {
     const err = settingError(env);
     expect(err.setting).toBe(setting);

@@ -1,4 +1,10 @@
 import path from 'node:path';
+import {
+  IMAGE_ENGINES,
+  type ImageEngineConfig,
+  type SceneEngineSettings,
+  toSceneEngineSettings,
+} from './engines/image/index.ts';
 
 /**
  * Every setting Atelier reads, parsed once at start. An invalid value stops the start with a
@@ -33,6 +39,44 @@ export interface Config {
   extractionTimeoutSeconds: number;
   /** Brand DNA text analysis by an OpenAI-compatible endpoint (LLM_*); unset → the local analyzer. */
   llm: LlmSettings;
+  /** Long side of generated images in px (ATELIER_IMAGE_LONG_SIDE); the short side follows the aspect ratio. */
+  imageLongSide: number;
+  /** The scene engine (IMAGE_ENGINE and its provider's settings); `local` by default. */
+  imageEngine: SceneEngineSettings;
+}
+
+/**
+ * IMAGE_ENGINE and the provider settings, checked here so a bad value stops the start naming the
+ * variable (the adapters' own rules: src/engines/image/index.ts).
+ */
+function imageEngineSettings(env: Env): SceneEngineSettings {
+  const raw: ImageEngineConfig = {
+    engine: oneOf(env, 'IMAGE_ENGINE', IMAGE_ENGINES, 'local'),
+    baseUrl: url(env, 'IMAGE_API_BASE_URL', ['http:', 'https:']),
+    apiKey: str(env, 'IMAGE_API_KEY'),
+    model: str(env, 'IMAGE_MODEL'),
+    timeoutSeconds: str(env, 'IMAGE_TIMEOUT_SECONDS') ? int(env, 'IMAGE_TIMEOUT_SECONDS', 180, 5, 3600) : undefined,
+    maxRetries: str(env, 'IMAGE_MAX_RETRIES') ? int(env, 'IMAGE_MAX_RETRIES', 2, 0, 10) : undefined,
+    sizes: str(env, 'IMAGE_SIZES')
+      ?.split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
+    quality: str(env, 'IMAGE_QUALITY'),
+    inputField: str(env, 'IMAGE_INPUT_FIELD'),
+    sizeInput: str(env, 'IMAGE_SIZE_INPUT'),
+    extraInput: str(env, 'IMAGE_EXTRA_INPUT'),
+    comfyUrl: url(env, 'COMFYUI_URL', ['http:', 'https:']),
+    comfyWorkflowFile: str(env, 'COMFYUI_WORKFLOW_FILE'),
+    comfyOutputNode: str(env, 'COMFYUI_OUTPUT_NODE'),
+  };
+  const defined = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined)) as ImageEngineConfig;
+  try {
+    return toSceneEngineSettings(defined);
+  } catch (err) {
+    const message = (err as Error).message;
+    const name = /^([A-Z_]+) /.exec(message)?.[1] ?? 'IMAGE_ENGINE';
+    throw new ConfigError(name, message.slice(name.length + 1));
+  }
 }
 
 export interface LlmSettings {
@@ -233,5 +277,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     storage: storageSettings(env),
     extractionTimeoutSeconds: int(env, 'ATELIER_EXTRACTION_TIMEOUT_SECONDS', 600, 1, 86_400),
     llm: llmSettings(env),
+    imageLongSide: int(env, 'ATELIER_IMAGE_LONG_SIDE', 1024, 256, 4096),
+    imageEngine: imageEngineSettings(env),
   };
 }

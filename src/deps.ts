@@ -21,6 +21,11 @@ import type { AppDeps } from './app-deps.ts';
 import { createAssetsModule } from './modules/assets/assets.module.ts';
 import { createExtractionModule } from './modules/extraction/extraction.module.ts';
 import { createBrandDnaModule } from './modules/brand-dna/brand-dna.module.ts';
+import { createGenerationEngines } from './modules/generation/engines.ts';
+import { createInputsResolver } from './modules/generation/inputs.ts';
+import { createScenesModule } from './modules/scenes/scenes.module.ts';
+import { createEnvironmentsModule } from './modules/environments/environments.module.ts';
+import { createEnhancementsModule } from './modules/enhancements/enhancements.module.ts';
 
 export interface DepsOverrides {
   clock?: Clock;
@@ -96,6 +101,28 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
   const usage = createUsageLedger({ db, clock, plans, orgs: access });
   const brandDnaModule = createBrandDnaModule({ db, storage, jobs, clock, config, usage, fetcher });
   jobs.register(...brandDnaModule.jobs);
+  const engines = createGenerationEngines(
+    { longSide: config.imageLongSide, image: config.imageEngine, llm: config.llm },
+    { logger: pino({ level: config.logLevel }).child({ component: 'generation' }) },
+  );
+  const inputs = createInputsResolver({ db, plans, brandDna: brandDnaModule.service });
+  const scenesModule = createScenesModule({
+    db,
+    storage,
+    jobs,
+    clock,
+    config,
+    usage,
+    assets: assetsModule.service,
+    inputs,
+    engines,
+  });
+  jobs.register(...scenesModule.jobs);
+  const generationDeps = { db, jobs, clock, config, usage, assets: assetsModule.service, inputs, engines };
+  const environmentsModule = createEnvironmentsModule(generationDeps);
+  jobs.register(...environmentsModule.jobs);
+  const enhancementsModule = createEnhancementsModule({ ...generationDeps, enhancer: engines.enhancer });
+  jobs.register(...enhancementsModule.jobs);
   const schedules = [...assetsModule.schedules, ...extractionModule.schedules];
   return {
     config,
@@ -115,6 +142,9 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     assets: assetsModule.service,
     extraction: extractionModule.service,
     brandDna: brandDnaModule.service,
+    scenes: scenesModule.service,
+    environments: environmentsModule.service,
+    enhancements: enhancementsModule.service,
     /** Starts consuming jobs (serve, worker, tests) after putting every module's schedule in place. */
     async startWorkers(opts = {}) {
       for (const sch of schedules) await jobs.schedule(sch.name, sch.payload, { everyMs: sch.everyMs });

@@ -5,6 +5,7 @@ import type { BrandsTables } from '../../modules/brands/brands.tables.ts';
 import type { JobsTables } from '../../jobs/jobs.tables.ts';
 import type { ExtractionTables } from '../../modules/extraction/extraction.tables.ts';
 import type { BrandDnaTables } from '../../modules/brand-dna/brand-dna.tables.ts';
+import type { GenerationTables } from '../../modules/generation/generation.tables.ts';
 
 /**
  * The whole relational schema as Kysely sees it: each feature module declares its own tables in
@@ -17,4 +18,5 @@ export interface DB
     BrandsTables,
     JobsTables,
     ExtractionTables,
-    BrandDnaTables {}
+    BrandDnaTables,
+    GenerationTables {}

@@ -12,13 +12,39 @@ import { type FormatName, formatInfo, isMediaError, sniffFile } from '../../adap
 import { defineJob, type JobDefinition, type JobRef } from '../../jobs/types.ts';
 import type { AssetsRepo } from './assets.repo.ts';
 import { thumbnailKey, uploadKey } from './assets.keys.ts';
-import { analyzeFile } from './assets.processing.ts';
+import { analyzeFile, type ProcessingResult } from './assets.processing.ts';
 
 const ProcessPayload = Type.Object({ assetId: Uuid });
 
 /** Enqueued by confirm-upload and by extraction commits; the job id is `assets.process.<assetId>`. */
 export const processAssetJob: JobRef<typeof ProcessPayload> = { name: 'assets.process', payload: ProcessPayload };
 export const cleanupUploadsJob: JobRef = { name: 'assets.cleanup-uploads', payload: Type.Object({}) };
+
+/** Stores the analysis's thumbnail under the asset's fixed thumbnail key; returns the key, or null. */
+export async function storeThumbnail(
+  storage: Pick<ObjectStorage, 'put'>,
+  orgId: string,
+  assetId: string,
+  result: ProcessingResult,
+): Promise<string | null> {
+  if (!result.thumbnail?.buffer) return null;
+  const key = thumbnailKey(orgId, assetId, result.thumbnail.format);
+  await storage.put(key, result.thumbnail.buffer, { contentType: result.thumbnail.mimeType });
+  return key;
+}
+
+/** The asset columns an analysis fills in. */
+export function processedFields(result: ProcessingResult, thumbnailKey: string | null) {
+  return {
+    width: result.width ?? null,
+    height: result.height ?? null,
+    duration: result.duration ?? null,
+    thumbnail_key: thumbnailKey,
+    extra: toJson(result.extra),
+    auto_tags: toJson(result.autoTags),
+    quality_tags: toJson(result.qualityTags),
+  };
+}
 
 export interface AssetJobsDeps {
   repo: AssetsRepo;
@@ -103,23 +129,17 @@ export function assetJobs(deps: AssetJobsDeps): JobDefinition[] {
           });
         }
         await dropUpload();
-        let thumbKey: string | null = null;
-        if (result.thumbnail?.buffer) {
-          thumbKey = thumbnailKey(asset.organization_id, assetId, result.thumbnail.format);
-          await deps.storage.put(thumbKey, result.thumbnail.buffer, { contentType: result.thumbnail.mimeType });
-        }
+        const thumbKey = await storeThumbnail(deps.storage, asset.organization_id, assetId, result);
+        const fields = processedFields(result, thumbKey);
         await deps.repo.finishProcessing(
           assetId,
           {
             status: 'complete',
             quality_status: 'complete',
-            width: result.width ?? asset.width,
-            height: result.height ?? asset.height,
-            duration: result.duration ?? asset.duration,
-            thumbnail_key: thumbKey,
-            extra: toJson(result.extra),
-            auto_tags: toJson(result.autoTags),
-            quality_tags: toJson(result.qualityTags),
+            ...fields,
+            width: fields.width ?? asset.width,
+            height: fields.height ?? asset.height,
+            duration: fields.duration ?? asset.duration,
             error_code: null,
             error_message: null,
           },

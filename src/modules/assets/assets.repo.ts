@@ -77,6 +77,11 @@ export function createAssetsRepo(db: Database) {
         .where('organization_id', '=', orgId)
         .executeTakeFirst();
     },
+    /** Assets of the organization among `ids` (missing ones are left out). */
+    async getAssets(orgId: string, ids: string[]) {
+      if (ids.length === 0) return [];
+      return k.selectFrom('assets').selectAll().where('organization_id', '=', orgId).where('id', 'in', ids).execute();
+    },
     /** Unscoped read for job handlers, which receive ids the API already checked. */
     async getAssetById(id: string) {
       return k.selectFrom('assets').selectAll().where('id', '=', id).executeTakeFirst();

@@ -22,7 +22,8 @@ import type { AssetRow, AssetsRepo, UploadRow } from './assets.repo.ts';
 import type { Asset, AssetType, InitiateUploadBody, ListAssetsQuery } from './assets.schemas.ts';
 import { originalKey, sanitizeFileName, uploadKey } from './assets.keys.ts';
 import { presentAsset } from './assets.presenter.ts';
-import { processAssetJob } from './assets.jobs.ts';
+import { processAssetJob, processedFields, storeThumbnail } from './assets.jobs.ts';
+import { analyzeFile } from './assets.processing.ts';
 
 export interface AssetsServiceDeps {
   repo: AssetsRepo;
@@ -316,6 +317,93 @@ export function createAssetsService({ repo, storage, jobs, clock, config }: Asse
       await repo.insertAsset(row);
       await enqueueProcessing(assetId);
       return present(row);
+    },
+
+    /**
+     * Stores a generated image as a `complete` asset of the brand under a given id, analyzed in
+     * place (dimensions, tags, colours, thumbnail) so the caller can mark its generation done with
+     * a usable asset. Idempotent: when the asset exists already (a job that ran twice) it is
+     * returned as it is.
+     */
+    async storeGenerated(input: {
+      orgId: string;
+      brandId: string;
+      assetId: string;
+      png: Buffer;
+      fileName: string;
+      type: AssetType;
+      description?: string;
+      tags?: string[];
+    }): Promise<Asset> {
+      const existing = await repo.getAssetById(input.assetId);
+      if (existing) return present(existing);
+      const key = originalKey(input.orgId, input.assetId);
+      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'atelier-generated-'));
+      try {
+        const file = path.join(dir, 'image.png');
+        await fs.writeFile(file, input.png);
+        const result = await analyzeFile(file, 'PNG');
+        await storage.put(key, input.png, { contentType: 'image/png', contentLength: input.png.length });
+        const thumb = await storeThumbnail(storage, input.orgId, input.assetId, result);
+        const t = now();
+        const row: AssetRow = {
+          ...blankAsset,
+          ...processedFields(result, thumb),
+          id: input.assetId,
+          organization_id: input.orgId,
+          brand_id: input.brandId,
+          type: input.type,
+          status: 'complete',
+          quality_status: 'complete',
+          origin: 'generated',
+          file_name: sanitizeFileName(input.fileName),
+          file_type: 'image',
+          file_size: input.png.length,
+          detected_format: 'PNG',
+          storage_key: key,
+          description: input.description ?? null,
+          tags: toJson(input.tags ?? []),
+          created_at: t,
+          updated_at: t,
+          version: 2,
+        };
+        await repo.insertAsset(row);
+        return present(row);
+      } finally {
+        await fs.rm(dir, { recursive: true, force: true });
+      }
+    },
+
+    /**
+     * The bytes of a generated asset stored earlier (a generation job that runs again after it
+     * stored its result scores what was stored instead of generating anew), or undefined.
+     */
+    async readGenerated(assetId: string): Promise<Buffer | undefined> {
+      const row = await repo.getAssetById(assetId);
+      if (row?.origin !== 'generated') return undefined;
+      const chunks: Buffer[] = [];
+      for await (const chunk of await storage.getStream(row.storage_key)) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
+    },
+
+    /**
+     * Compact references with fresh signed links, for assets of the organization (missing ones are
+     * left out): `url` while the original is there, `thumbnailUrl` when there is one.
+     */
+    async refs(
+      orgId: string,
+      ids: string[],
+    ): Promise<Map<string, Pick<Asset, 'url' | 'thumbnailUrl'> & { assetType: string }>> {
+      const out = new Map<string, Pick<Asset, 'url' | 'thumbnailUrl'> & { assetType: string }>();
+      for (const row of await repo.getAssets(orgId, [...new Set(ids)])) {
+        const a = await present(row);
+        out.set(row.id, {
+          assetType: row.type,
+          ...(a.url ? { url: a.url } : {}),
+          ...(a.thumbnailUrl ? { thumbnailUrl: a.thumbnailUrl } : {}),
+        });
+      }
+      return out;
     },
 
     /**

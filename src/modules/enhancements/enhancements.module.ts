@@ -1,0 +1,16 @@
+import type { AppDeps } from '../../app-deps.ts';
+import type { SceneEnhancer } from '../../engines/text/scene-enhancer.ts';
+import type { InputsResolver } from '../generation/inputs.ts';
+import { createRunsRepo } from '../generation/runs.repo.ts';
+import { enhancementJobs } from './enhancements.jobs.ts';
+import { createEnhancementsService } from './enhancements.service.ts';
+
+/** Wires prompt enhancements: repo, service (routes) and the enhancement job. */
+export function createEnhancementsModule(
+  deps: Pick<AppDeps, 'db' | 'jobs' | 'clock' | 'usage'> & { inputs: InputsResolver; enhancer: SceneEnhancer },
+) {
+  const repo = createRunsRepo(deps.db, 'prompt_enhancements');
+  const service = createEnhancementsService({ ...deps, repo });
+  const jobs = enhancementJobs({ ...deps, repo });
+  return { service, jobs };
+}

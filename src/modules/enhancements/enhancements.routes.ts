@@ -1,0 +1,51 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppDeps } from '../../app-deps.ts';
+import { principalOf } from '../../http/auth.ts';
+import { errorResponses } from '../../http/errors.ts';
+import { BrandIdParams, BrandParams } from '../generation/generation.schemas.ts';
+import { CreateSceneEnhancementBody, SceneEnhancement } from './enhancements.schemas.ts';
+
+/** POST/GET /brands/{brandId}/scene-forge-prompt-enhancements. */
+export function enhancementsRoutes(deps: Pick<AppDeps, 'enhancements'>): FastifyPluginAsync {
+  const service = deps.enhancements;
+  const tags = ['prompt-enhancements'];
+  const base = '/brands/:brandId/scene-forge-prompt-enhancements';
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    app.post(
+      base,
+      {
+        config: { permission: 'generate' },
+        schema: {
+          summary: 'Enhance a scene prompt',
+          description:
+            'Rewrites the prompt into a full scene description from the products, the environment, the active Brand DNA and the partner. ' +
+            'Poll the GET until `completed`, then send `optimizedPrompt` as a forge’s blendingPrompt with promptIsEnhanced true ' +
+            '(or `originalPrompt` with false to undo). Uses one `prompt_enhancements` unit.',
+          tags,
+          params: BrandParams,
+          body: CreateSceneEnhancementBody,
+          response: {
+            202: { ...SceneEnhancement, description: 'The pending enhancement' },
+            ...errorResponses(400, 401, 403, 404, 413, 415, 422, 429, 500),
+          },
+        },
+      },
+      async (request, reply) =>
+        reply.code(202).send(await service.createScene(principalOf(request), request.params.brandId, request.body)),
+    );
+    app.get(
+      `${base}/:id`,
+      {
+        schema: {
+          summary: 'Get a scene prompt enhancement',
+          tags,
+          params: BrandIdParams,
+          response: { 200: SceneEnhancement, ...errorResponses(400, 401, 403, 404, 429, 500) },
+        },
+      },
+      async (request) => service.getScene(principalOf(request), request.params.brandId, request.params.id),
+    );
+  };
+}

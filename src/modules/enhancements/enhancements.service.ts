@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../clock.ts';
+import { fromJson, toJson } from '../../adapters/db/columns.ts';
+import { fieldError, notFound } from '../../http/errors.ts';
+import { textProblem } from '../../http/schemas.ts';
+import type { JobSystem } from '../../jobs/types.ts';
+import type { Principal } from '../access/access.service.ts';
+import type { Warning } from '../generation/generation.schemas.ts';
+import type { PromptEnhancementsTable } from '../generation/generation.tables.ts';
+import type { InputsResolver } from '../generation/inputs.ts';
+import { reserveUnits } from '../generation/quota.ts';
+import type { RunsRepo } from '../generation/runs.repo.ts';
+import type { UsageLedger } from '../usage/usage.ledger.ts';
+import { sceneEnhancementJob } from './enhancements.jobs.ts';
+import type { CreateSceneEnhancementBody, SceneEnhancement } from './enhancements.schemas.ts';
+
+export const ENHANCEMENT_POOL = 'prompt_enhancements';
+
+export interface EnhancementsServiceDeps {
+  repo: RunsRepo<'prompt_enhancements'>;
+  inputs: InputsResolver;
+  usage: Pick<UsageLedger, 'reserve' | 'release'>;
+  jobs: Pick<JobSystem, 'enqueue'>;
+  clock: Clock;
+}
+
+function present(row: PromptEnhancementsTable): SceneEnhancement {
+  const out: SceneEnhancement = {
+    promptEnhancementId: row.id,
+    brandId: row.brand_id,
+    originalPrompt: row.original_prompt,
+    useBrandDna: row.use_brand_dna === 1,
+    partner: row.partner as SceneEnhancement['partner'],
+    warnings: fromJson<Warning[]>(row.warnings, []),
+    status: row.status as SceneEnhancement['status'],
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+  if (row.optimized_prompt !== null) out.optimizedPrompt = row.optimized_prompt;
+  if (row.theme !== null) out.theme = row.theme;
+  if (row.error_code) out.errorCode = row.error_code;
+  if (row.error_message) out.errorMessage = row.error_message;
+  if (row.completed_at) out.completedAt = row.completed_at;
+  if (row.failed_at) out.failedAt = row.failed_at;
+  return out;
+}
+
+/** Scene prompt enhancements: create (one job) and read. */
+export function createEnhancementsService(deps: EnhancementsServiceDeps) {
+  const { repo } = deps;
+  return {
+    async createScene(p: Principal, brandId: string, body: CreateSceneEnhancementBody): Promise<SceneEnhancement> {
+      const problem = textProblem(body.originalPrompt, true);
+      if (problem) throw fieldError('body.originalPrompt', problem);
+      const { inputs, useBrandDna } = await deps.inputs.resolve(p, brandId, body);
+      const id = randomUUID();
+      const [reservationId] = await reserveUnits(deps.usage, p.org.id, ENHANCEMENT_POOL, [id]);
+      const at = deps.clock().toISOString();
+      const row: PromptEnhancementsTable = {
+        id,
+        organization_id: p.org.id,
+        brand_id: inputs.brand.id,
+        kind: 'scene',
+        original_prompt: body.originalPrompt,
+        optimized_prompt: null,
+        theme: null,
+        status: 'pending',
+        use_brand_dna: useBrandDna ? 1 : 0,
+        partner: body.partner ?? 'default',
+        aspect_ratio: body.aspectRatio ?? null,
+        product_asset_ids: toJson(inputs.products.map((a) => a.assetId)),
+        environment_asset_id: inputs.environment?.assetId ?? null,
+        brand_dna_version_id: inputs.dna?.versionId ?? null,
+        context: toJson(inputs),
+        warnings: '[]',
+        reservation_id: reservationId ?? null,
+        engine: null,
+        error_code: null,
+        error_message: null,
+        created_at: at,
+        updated_at: at,
+        completed_at: null,
+        failed_at: null,
+      };
+      try {
+        await repo.insert(row);
+        await deps.jobs.enqueue(
+          sceneEnhancementJob,
+          { promptEnhancementId: id },
+          { jobId: `enhancements.scene.${id}` },
+        );
+      } catch (err) {
+        await repo.delete(id).catch(() => undefined);
+        if (reservationId) await deps.usage.release(reservationId).catch(() => undefined);
+        throw err;
+      }
+      return present(row);
+    },
+
+    async getScene(p: Principal, brandId: string, id: string): Promise<SceneEnhancement> {
+      const brand = await deps.inputs.brandOf(p.org.id, brandId);
+      const row = await repo.find(p.org.id, id);
+      if (!row || row.brand_id !== brand.id || row.kind !== 'scene') {
+        throw notFound(`Scene prompt enhancement ${id} not found`, 'NOT_FOUND');
+      }
+      return present(row);
+    },
+  };
+}
+
+export type EnhancementsService = ReturnType<typeof createEnhancementsService>;

@@ -1,0 +1,19 @@
+import type { AppDeps } from '../../app-deps.ts';
+import type { GenerationEngines } from '../generation/engines.ts';
+import type { InputsResolver } from '../generation/inputs.ts';
+import { environmentJobs } from './environments.jobs.ts';
+import { createEnvironmentsRepo } from './environments.repo.ts';
+import { createEnvironmentsService } from './environments.service.ts';
+
+/** Wires environment generation: repo, service (routes) and its job. */
+export function createEnvironmentsModule(
+  deps: Pick<AppDeps, 'db' | 'jobs' | 'clock' | 'config' | 'usage' | 'assets'> & {
+    inputs: InputsResolver;
+    engines: GenerationEngines;
+  },
+) {
+  const repo = createEnvironmentsRepo(deps.db);
+  const service = createEnvironmentsService({ ...deps, repo });
+  const jobs = environmentJobs({ ...deps, repo, longSide: deps.config.imageLongSide });
+  return { service, jobs };
+}

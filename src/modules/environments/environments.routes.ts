@@ -1,0 +1,53 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppDeps } from '../../app-deps.ts';
+import { principalOf } from '../../http/auth.ts';
+import { errorResponses } from '../../http/errors.ts';
+import { BrandParams, IdParams } from '../generation/generation.schemas.ts';
+import { CreateEnvironmentBody, EnvironmentGeneration } from './environments.schemas.ts';
+
+/**
+ * POST /brands/{brandId}/environment-generations and GET /environment-generations/{id} (the spec
+ * leaves both paths open; docs/decisions.md records them).
+ */
+export function environmentsRoutes(deps: Pick<AppDeps, 'environments'>): FastifyPluginAsync {
+  const service = deps.environments;
+  const tags = ['environments'];
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    app.post(
+      '/brands/:brandId/environment-generations',
+      {
+        config: { permission: 'generate' },
+        schema: {
+          summary: 'Generate an environment',
+          description:
+            'Makes a backdrop image (no product) from the prompt and the brand’s palette. Poll GET /environment-generations/{id}; ' +
+            'once completed, `generatedAsset` is a complete asset of type `environment` to use as a scene forge’s environmentAssetId. ' +
+            'Uses one `environment_generations` unit.',
+          tags,
+          params: BrandParams,
+          body: CreateEnvironmentBody,
+          response: {
+            202: { ...EnvironmentGeneration, description: 'The pending run' },
+            ...errorResponses(400, 401, 403, 404, 413, 415, 429, 500),
+          },
+        },
+      },
+      async (request, reply) =>
+        reply.code(202).send(await service.create(principalOf(request), request.params.brandId, request.body)),
+    );
+    app.get(
+      '/environment-generations/:id',
+      {
+        schema: {
+          summary: 'Get an environment generation',
+          tags,
+          params: IdParams,
+          response: { 200: EnvironmentGeneration, ...errorResponses(400, 401, 403, 404, 429, 500) },
+        },
+      },
+      async (request) => service.get(principalOf(request), request.params.id),
+    );
+  };
+}

@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../clock.ts';
+import { toJson } from '../../adapters/db/columns.ts';
+import { fieldError, notFound } from '../../http/errors.ts';
+import { textProblem } from '../../http/schemas.ts';
+import type { JobSystem } from '../../jobs/types.ts';
+import type { Principal } from '../access/access.service.ts';
+import type { AssetsService } from '../assets/assets.service.ts';
+import type { InputsResolver } from '../generation/inputs.ts';
+import { reserveUnits } from '../generation/quota.ts';
+import { seedOf } from '../generation/rollup.ts';
+import type { UsageLedger } from '../usage/usage.ledger.ts';
+import { environmentJob } from './environments.jobs.ts';
+import type { EnvironmentRow, EnvironmentsRepo } from './environments.repo.ts';
+import type { CreateEnvironmentBody, EnvironmentGeneration } from './environments.schemas.ts';
+
+export const ENVIRONMENT_POOL = 'environment_generations';
+
+export interface EnvironmentsServiceDeps {
+  repo: EnvironmentsRepo;
+  inputs: InputsResolver;
+  usage: Pick<UsageLedger, 'reserve' | 'release'>;
+  jobs: Pick<JobSystem, 'enqueue'>;
+  assets: Pick<AssetsService, 'refs'>;
+  clock: Clock;
+}
+
+/** Environment generation: a backdrop image from a prompt, stored as an `environment` asset. */
+export function createEnvironmentsService(deps: EnvironmentsServiceDeps) {
+  const { repo } = deps;
+
+  async function present(row: EnvironmentRow): Promise<EnvironmentGeneration> {
+    const out: EnvironmentGeneration = {
+      environmentGenerationId: row.id,
+      brandId: row.brand_id,
+      prompt: row.prompt,
+      status: row.status as EnvironmentGeneration['status'],
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    };
+    if (row.status === 'completed') {
+      const ref = (await deps.assets.refs(row.organization_id, [row.asset_id])).get(row.asset_id);
+      out.generatedAsset = {
+        assetId: row.asset_id,
+        assetType: 'environment',
+        ...(ref?.url ? { url: ref.url } : {}),
+        ...(ref?.thumbnailUrl ? { thumbnailUrl: ref.thumbnailUrl } : {}),
+      };
+    }
+    if (row.error_code) out.errorCode = row.error_code;
+    if (row.error_message) out.errorMessage = row.error_message;
+    if (row.completed_at) out.completedAt = row.completed_at;
+    if (row.failed_at) out.failedAt = row.failed_at;
+    return out;
+  }
+
+  return {
+    async create(p: Principal, brandId: string, body: CreateEnvironmentBody): Promise<EnvironmentGeneration> {
+      const problem = textProblem(body.prompt, true);
+      if (problem) throw fieldError('body.prompt', problem);
+      // No useBrandDna member: the brand's active DNA (palette) is used whenever the plan has it.
+      const { inputs } = await deps.inputs.resolve(p, brandId, {});
+      const id = randomUUID();
+      const [reservationId] = await reserveUnits(deps.usage, p.org.id, ENVIRONMENT_POOL, [id]);
+      const at = deps.clock().toISOString();
+      const row: EnvironmentRow = {
+        id,
+        organization_id: p.org.id,
+        brand_id: inputs.brand.id,
+        prompt: body.prompt,
+        context: toJson(inputs),
+        seed: seedOf(id),
+        asset_id: randomUUID(),
+        status: 'pending',
+        reservation_id: reservationId ?? null,
+        engine: null,
+        error_code: null,
+        error_message: null,
+        created_at: at,
+        updated_at: at,
+        completed_at: null,
+        failed_at: null,
+      };
+      try {
+        await repo.insert(row);
+        await deps.jobs.enqueue(
+          environmentJob,
+          { environmentGenerationId: id },
+          { jobId: `environments.generate.${id}` },
+        );
+      } catch (err) {
+        await repo.delete(id).catch(() => undefined);
+        if (reservationId) await deps.usage.release(reservationId).catch(() => undefined);
+        throw err;
+      }
+      return present(row);
+    },
+
+    async get(p: Principal, id: string): Promise<EnvironmentGeneration> {
+      const row = await repo.find(p.org.id, id);
+      if (!row) throw notFound(`Environment generation ${id} not found`, 'NOT_FOUND');
+      return present(row);
+    },
+  };
+}
+
+export type EnvironmentsService = ReturnType<typeof createEnvironmentsService>;

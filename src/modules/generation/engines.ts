@@ -1,0 +1,38 @@
+import type { EnvironmentEngine } from '../../engines/environment/environment-engine.ts';
+import { createLocalEnvironmentEngine } from '../../engines/environment/local/local-environment-engine.ts';
+import { createSceneEngine, type SceneEngineSettings } from '../../engines/image/index.ts';
+import { createLocalSceneEngine } from '../../engines/image/local/local-scene-engine.ts';
+import type { SceneEngine } from '../../engines/image/scene-engine.ts';
+import { createSceneEnhancer, type TextEngineSettings } from '../../engines/text/index.ts';
+import type { SceneEnhancer } from '../../engines/text/scene-enhancer.ts';
+
+/** The engines generation jobs call, chosen once per process from the settings. */
+export interface GenerationEngines {
+  scene: SceneEngine;
+  environment: EnvironmentEngine;
+  enhancer: SceneEnhancer;
+}
+
+export interface EngineSettings {
+  longSide: number;
+  image: SceneEngineSettings;
+  /** LLM_*: the OpenAI-compatible chat endpoint for prompt enhancement, with the local enhancer as fallback. */
+  llm: TextEngineSettings;
+}
+
+/**
+ * `local` engines unless the settings name a provider (IMAGE_ENGINE..., LLM_...). Provider and LLM
+ * endpoints are the operator's, so their adapters build their own fetchers (private addresses
+ * allowed for the API, public-only for downloads from other origins).
+ */
+export function createGenerationEngines(
+  s: EngineSettings,
+  o: { logger?: { warn(obj: object, msg?: string): void } } = {},
+): GenerationEngines {
+  const local = () => createLocalSceneEngine({ longSide: s.longSide });
+  return {
+    scene: createSceneEngine(s.image, { local }),
+    environment: createLocalEnvironmentEngine(),
+    enhancer: createSceneEnhancer(s.llm, o.logger ? { logger: o.logger } : {}),
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * Generation tables (migration 0009): scene forges and their variations (generated images),
+ * environment generations and prompt enhancements. JSON columns are text on both dialects.
+ * Statuses of every row: pending, processing, completed, failed.
+ */
+export interface SceneForgesTable {
+  id: string;
+  organization_id: string;
+  brand_id: string;
+  /** default, partner-1, partner-2, partner-3 */
+  partner: string;
+  /** The prompt as submitted. */
+  blending_prompt: string;
+  /** The prompt the engine received (the submitted one, enhanced unless it already was). */
+  prompt: string;
+  original_prompt: string;
+  /** 0/1: the submitted prompt equals an accepted enhancement of this brand. */
+  prompt_is_enhanced: number;
+  aspect_ratio: string;
+  theme: string | null;
+  /** JSON array of asset ids, in request order. */
+  product_asset_ids: string;
+  environment_asset_id: string | null;
+  use_brand_dna: number;
+  /** The active Brand DNA version used, when one was. */
+  brand_dna_version_id: string | null;
+  /** JSON: what the engines need of the brand and DNA, captured at create (palette...). */
+  context: string;
+  status: string;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+  failed_at: string | null;
+}
+
+/** One variation of a forge (the spec's Variation); refinements add rows with generation > 1. */
+export interface GeneratedImagesTable {
+  id: string;
+  scene_forge_id: string;
+  organization_id: string;
+  brand_id: string;
+  refinement_id: string | null;
+  source_variation_id: string | null;
+  generation: number;
+  /** #1, #2, ... within the forge. */
+  label: string;
+  /** Order within its generation, from 0; also the engine's layout index. */
+  position: number;
+  status: string;
+  blending_prompt: string;
+  seed: number;
+  /** Decided at create, so a job that runs twice makes one asset. */
+  asset_id: string;
+  width: number | null;
+  height: number | null;
+  liked: number;
+  disliked: number;
+  /** JSON {attention_potential, conversion, brand_awareness} once completed. */
+  scores: string | null;
+  score_deltas: string | null;
+  /** JSON array of {code, message, severity, layerId?, field?}. */
+  warnings: string;
+  critique_status: string | null;
+  critique: string | null;
+  engine: string | null;
+  /** Usage ledger reservation of this variation's image_generations unit. */
+  reservation_id: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+  failed_at: string | null;
+}
+
+export interface EnvironmentGenerationsTable {
+  id: string;
+  organization_id: string;
+  brand_id: string;
+  prompt: string;
+  /** JSON: palette and words captured at create. */
+  context: string;
+  seed: number;
+  asset_id: string;
+  status: string;
+  reservation_id: string | null;
+  engine: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+  failed_at: string | null;
+}
+
+export interface PromptEnhancementsTable {
+  id: string;
+  organization_id: string;
+  brand_id: string;
+  /** scene (the video enhancements come later with their own kind). */
+  kind: string;
+  original_prompt: string;
+  optimized_prompt: string | null;
+  theme: string | null;
+  status: string;
+  use_brand_dna: number;
+  partner: string;
+  aspect_ratio: string | null;
+  product_asset_ids: string;
+  environment_asset_id: string | null;
+  brand_dna_version_id: string | null;
+  /** JSON: the inputs the enhancer reads (products, environment, brand), captured at create. */
+  context: string;
+  warnings: string;
+  reservation_id: string | null;
+  engine: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+  failed_at: string | null;
+}
+
+export interface GenerationTables {
+  scene_forges: SceneForgesTable;
+  generated_images: GeneratedImagesTable;
+  environment_generations: EnvironmentGenerationsTable;
+  prompt_enhancements: PromptEnhancementsTable;
+}

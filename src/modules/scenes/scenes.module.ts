@@ -1,0 +1,19 @@
+import type { AppDeps } from '../../app-deps.ts';
+import type { GenerationEngines } from '../generation/engines.ts';
+import type { InputsResolver } from '../generation/inputs.ts';
+import { sceneJobs } from './scenes.jobs.ts';
+import { createScenesRepo } from './scenes.repo.ts';
+import { createScenesService } from './scenes.service.ts';
+
+/** Wires scene forges: repo, service (routes) and the variation job. */
+export function createScenesModule(
+  deps: Pick<AppDeps, 'db' | 'storage' | 'jobs' | 'clock' | 'config' | 'usage' | 'assets'> & {
+    inputs: InputsResolver;
+    engines: GenerationEngines;
+  },
+) {
+  const repo = createScenesRepo(deps.db);
+  const service = createScenesService({ ...deps, repo });
+  const jobs = sceneJobs({ ...deps, repo, longSide: deps.config.imageLongSide });
+  return { service, jobs, repo };
+}

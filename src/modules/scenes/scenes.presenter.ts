@@ -1,0 +1,95 @@
+import { fromJson } from '../../adapters/db/columns.ts';
+import type { AssetsService } from '../assets/assets.service.ts';
+import type { GenerationAssetRef, Scores, Warning } from '../generation/generation.schemas.ts';
+import type { ForgeRow, ScenesRepo, VariationRow } from './scenes.repo.ts';
+import type { SceneForge, Variation } from './scenes.schemas.ts';
+
+type Refs = Awaited<ReturnType<AssetsService['refs']>>;
+
+const ref = (refs: Refs, assetId: string, fallbackType: string): GenerationAssetRef => {
+  const r = refs.get(assetId);
+  return {
+    assetId,
+    assetType: r?.assetType ?? fallbackType,
+    ...(r?.url ? { url: r.url } : {}),
+    ...(r?.thumbnailUrl ? { thumbnailUrl: r.thumbnailUrl } : {}),
+  };
+};
+
+/** A variation as the spec's Variation: absent values omitted, its asset once it is completed. */
+export function presentVariation(v: VariationRow, refs: Refs): Variation {
+  const out: Variation = {
+    generatedImageId: v.id,
+    sceneForgeId: v.scene_forge_id,
+    generation: v.generation,
+    label: v.label,
+    status: v.status as Variation['status'],
+    blendingPrompt: v.blending_prompt,
+    liked: v.liked === 1,
+    disliked: v.disliked === 1,
+    createdAt: v.created_at,
+    updatedAt: v.updated_at,
+    warnings: fromJson<Warning[]>(v.warnings, []),
+  };
+  if (v.source_variation_id) out.sourceVariationId = v.source_variation_id;
+  if (v.refinement_id) out.refinementId = v.refinement_id;
+  if (v.status === 'completed') out.asset = ref(refs, v.asset_id, 'image');
+  if (v.width !== null) out.width = v.width;
+  if (v.height !== null) out.height = v.height;
+  if (v.scores) out.scores = fromJson<Scores>(v.scores, null as never);
+  if (v.score_deltas) out.scoreDeltas = fromJson<Scores>(v.score_deltas, null as never);
+  if (v.error_code) out.errorCode = v.error_code;
+  if (v.error_message) out.errorMessage = v.error_message;
+  if (v.completed_at) out.completedAt = v.completed_at;
+  if (v.failed_at) out.failedAt = v.failed_at;
+  if (v.critique_status) out.critiqueStatus = v.critique_status;
+  if (v.critique) out.critique = fromJson<Record<string, unknown>>(v.critique, {});
+  return out;
+}
+
+/** Forges with their variations and fresh signed links to every asset they name, in one pass. */
+export async function presentForges(
+  rows: ForgeRow[],
+  orgId: string,
+  repo: Pick<ScenesRepo, 'variationsOf'>,
+  assets: Pick<AssetsService, 'refs'>,
+): Promise<SceneForge[]> {
+  const variations = await repo.variationsOf(rows.map((r) => r.id));
+  const ids = new Set<string>();
+  for (const r of rows) {
+    for (const id of fromJson<string[]>(r.product_asset_ids, [])) ids.add(id);
+    if (r.environment_asset_id) ids.add(r.environment_asset_id);
+  }
+  for (const v of variations) if (v.status === 'completed') ids.add(v.asset_id);
+  const refs = await assets.refs(orgId, [...ids]);
+  return rows.map((r) => {
+    const own = variations.filter((v) => v.scene_forge_id === r.id);
+    const productAssets = fromJson<string[]>(r.product_asset_ids, []).map((id) => ref(refs, id, 'image'));
+    const environmentAsset = r.environment_asset_id ? ref(refs, r.environment_asset_id, 'environment') : undefined;
+    const forge: SceneForge = {
+      sceneForgeId: r.id,
+      brandId: r.brand_id,
+      partner: r.partner as SceneForge['partner'],
+      blendingPrompt: r.blending_prompt,
+      prompt: r.prompt,
+      originalPrompt: r.original_prompt,
+      promptIsEnhanced: r.prompt_is_enhanced === 1,
+      aspectRatio: r.aspect_ratio as SceneForge['aspectRatio'],
+      productAssets,
+      assetSource: { productAssets, ...(environmentAsset ? { environmentAsset } : {}) },
+      variations: own.filter((v) => v.generation === 1).map((v) => presentVariation(v, refs)),
+      refinedVariations: [],
+      useBrandDna: r.use_brand_dna === 1,
+      status: r.status as SceneForge['status'],
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+    };
+    if (r.theme) forge.theme = r.theme;
+    if (environmentAsset) forge.environmentAsset = environmentAsset;
+    if (r.error_code) forge.errorCode = r.error_code;
+    if (r.error_message) forge.errorMessage = r.error_message;
+    if (r.completed_at) forge.completedAt = r.completed_at;
+    if (r.failed_at) forge.failedAt = r.failed_at;
+    return forge;
+  });
+}

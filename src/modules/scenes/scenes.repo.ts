@@ -1,0 +1,202 @@
+import type { Transaction } from 'kysely';
+import type { Database } from '../../adapters/db/database.ts';
+import type { DB } from '../../adapters/db/schema.ts';
+import { type GenerationStatus, PARTNERS } from '../generation/generation.schemas.ts';
+import type { GeneratedImagesTable, SceneForgesTable } from '../generation/generation.tables.ts';
+import { rollUpStatus } from '../generation/rollup.ts';
+
+export type ForgeRow = SceneForgesTable;
+export type VariationRow = GeneratedImagesTable;
+
+export interface ForgeListQuery {
+  /** A partner slug, or `all`; the default bucket when omitted. */
+  partner: string;
+  status?: GenerationStatus | undefined;
+  sortBy: 'createdAt' | 'updatedAt';
+  sortOrder: 'asc' | 'desc';
+  offset: number;
+  limit: number;
+}
+
+/** Variation fields a terminal transition writes. */
+export type VariationOutcome = Partial<
+  Pick<
+    VariationRow,
+    'width' | 'height' | 'scores' | 'warnings' | 'engine' | 'error_code' | 'error_message' | 'critique_status'
+  >
+>;
+
+/**
+ * SQL of scene forges and their variations. Every variation transition and the forge's roll-up
+ * run in one transaction that first locks the forge row (PostgreSQL; SQLite runs one write
+ * transaction at a time), so two variations finishing together cannot leave a stale forge status.
+ */
+export function createScenesRepo(db: Database) {
+  const k = db.kysely;
+  type Tx = Transaction<DB>;
+
+  async function lockForge(trx: Tx, forgeId: string): Promise<ForgeRow | undefined> {
+    let q = trx.selectFrom('scene_forges').selectAll().where('id', '=', forgeId);
+    if (db.dialect === 'postgres') q = q.forUpdate();
+    return q.executeTakeFirst();
+  }
+
+  /** Recomputes the forge's status from all its variations (inside the forge's lock). */
+  async function rollUp(trx: Tx, forge: ForgeRow, at: string): Promise<void> {
+    const rows = await trx
+      .selectFrom('generated_images')
+      .select('status')
+      .where('scene_forge_id', '=', forge.id)
+      .execute();
+    const status = rollUpStatus(rows.map((r) => r.status as GenerationStatus));
+    if (status === forge.status) return;
+    await trx
+      .updateTable('scene_forges')
+      .set({
+        status,
+        updated_at: at,
+        completed_at: status === 'completed' ? at : null,
+        failed_at: status === 'failed' ? at : null,
+        error_code: status === 'failed' ? 'GENERATION_FAILED' : null,
+        error_message:
+          status === 'failed' ? 'No variation could be generated; see each variation for its reason' : null,
+      })
+      .where('id', '=', forge.id)
+      .execute();
+  }
+
+  return {
+    /** The forge and its first variations, in one transaction. */
+    async insertForge(forge: ForgeRow, variations: VariationRow[]): Promise<void> {
+      await k.transaction().execute(async (trx) => {
+        await trx.insertInto('scene_forges').values(forge).execute();
+        await trx.insertInto('generated_images').values(variations).execute();
+      });
+    },
+
+    async deleteForge(id: string): Promise<void> {
+      await k.deleteFrom('scene_forges').where('id', '=', id).execute();
+    },
+
+    async findForge(orgId: string, id: string): Promise<ForgeRow | undefined> {
+      return k
+        .selectFrom('scene_forges')
+        .selectAll()
+        .where('organization_id', '=', orgId)
+        .where('id', '=', id.toLowerCase())
+        .executeTakeFirst();
+    },
+
+    async forgeById(id: string): Promise<ForgeRow | undefined> {
+      return k.selectFrom('scene_forges').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    async variationById(id: string): Promise<VariationRow | undefined> {
+      return k.selectFrom('generated_images').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    /** Variations of these forges, by generation then position. */
+    async variationsOf(forgeIds: string[]): Promise<VariationRow[]> {
+      if (forgeIds.length === 0) return [];
+      return k
+        .selectFrom('generated_images')
+        .selectAll()
+        .where('scene_forge_id', 'in', forgeIds)
+        .orderBy('generation')
+        .orderBy('position')
+        .execute();
+    },
+
+    async listForges(orgId: string, brandId: string, q: ForgeListQuery): Promise<{ rows: ForgeRow[]; total: number }> {
+      let base = k.selectFrom('scene_forges').where('organization_id', '=', orgId).where('brand_id', '=', brandId);
+      if (q.partner !== 'all') base = base.where('partner', '=', q.partner);
+      if (q.status) base = base.where('status', '=', q.status);
+      const total = Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+      const column = q.sortBy === 'updatedAt' ? 'updated_at' : 'created_at';
+      const rows = await base
+        .selectAll()
+        .orderBy(column, q.sortOrder)
+        .orderBy('id', q.sortOrder)
+        .limit(q.limit)
+        .offset(q.offset)
+        .execute();
+      return { rows, total };
+    },
+
+    /** The accepted scene enhancement of this brand whose optimized prompt is exactly `text`. */
+    async acceptedEnhancement(orgId: string, brandId: string, text: string) {
+      return k
+        .selectFrom('prompt_enhancements')
+        .select(['id', 'original_prompt', 'theme'])
+        .where('organization_id', '=', orgId)
+        .where('brand_id', '=', brandId)
+        .where('kind', '=', 'scene')
+        .where('status', '=', 'completed')
+        .where('optimized_prompt', '=', text)
+        .orderBy('created_at', 'desc')
+        .executeTakeFirst();
+    },
+
+    /**
+     * `pending` → `processing` for a variation (and its forge when still pending). Returns false
+     * when the variation is already terminal (a job that ran again after it finished).
+     */
+    async start(variationId: string, at: string): Promise<boolean> {
+      return k.transaction().execute(async (trx) => {
+        const v = await trx
+          .selectFrom('generated_images')
+          .select(['scene_forge_id', 'status'])
+          .where('id', '=', variationId)
+          .executeTakeFirst();
+        if (!v || v.status === 'completed' || v.status === 'failed') return false;
+        const forge = await lockForge(trx, v.scene_forge_id);
+        if (!forge) return false;
+        if (v.status === 'pending') {
+          await trx
+            .updateTable('generated_images')
+            .set({ status: 'processing', updated_at: at })
+            .where('id', '=', variationId)
+            .execute();
+        }
+        await rollUp(trx, forge, at);
+        return true;
+      });
+    },
+
+    /**
+     * Makes a variation terminal (once: a terminal variation is left as it is) and rolls its forge
+     * up. Returns the variation's reservation when this call made it terminal, else undefined.
+     */
+    async finish(
+      variationId: string,
+      status: 'completed' | 'failed',
+      outcome: VariationOutcome,
+      at: string,
+    ): Promise<{ reservationId: string | null } | undefined> {
+      return k.transaction().execute(async (trx) => {
+        const v = await trx.selectFrom('generated_images').selectAll().where('id', '=', variationId).executeTakeFirst();
+        if (!v || v.status === 'completed' || v.status === 'failed') return undefined;
+        const forge = await lockForge(trx, v.scene_forge_id);
+        await trx
+          .updateTable('generated_images')
+          .set({
+            ...outcome,
+            status,
+            updated_at: at,
+            completed_at: status === 'completed' ? at : null,
+            failed_at: status === 'failed' ? at : null,
+          })
+          .where('id', '=', variationId)
+          .where('status', 'not in', ['completed', 'failed'])
+          .execute();
+        if (forge) await rollUp(trx, forge, at);
+        return { reservationId: v.reservation_id };
+      });
+    },
+  };
+}
+
+export type ScenesRepo = ReturnType<typeof createScenesRepo>;
+
+/** Partner buckets a list may ask for. */
+export const PARTNER_FILTERS = ['all', ...PARTNERS] as const;

@@ -1,0 +1,135 @@
+import { type Static, Type } from 'typebox';
+import { StringEnum, Uuid } from '../../http/schemas.ts';
+import {
+  AspectRatio,
+  DateTime,
+  GenerationAssetRef,
+  GenerationStatus,
+  Lifecycle,
+  ListPagination,
+  PageQuery,
+  Partner,
+  PARTNERS,
+  ProductAssetIds,
+  Prompt,
+  ScoreDeltas,
+  Scores,
+  Warning,
+} from '../generation/generation.schemas.ts';
+
+export const THEME_MAX = 500;
+
+export const CreateSceneForgeBody = Type.Object(
+  {
+    blendingPrompt: Prompt('What the scene should show'),
+    promptIsEnhanced: Type.Boolean({
+      description:
+        'true only when blendingPrompt is exactly the optimizedPrompt of a completed scene prompt enhancement of this brand; ' +
+        'undo and manual edits mean false. A true that matches no enhancement is treated as false (warning PROMPT_NOT_ENHANCED).',
+    }),
+    partner: Type.Optional(Partner),
+    theme: Type.Optional(Type.Union([Type.String({ maxLength: THEME_MAX }), Type.Null()])),
+    aspectRatio: Type.Optional(Type.Union([AspectRatio, Type.Null()], { description: 'Default 1:1' })),
+    productAssetIds: Type.Optional(ProductAssetIds),
+    environmentAssetId: Type.Optional(Type.Union([Uuid, Type.Null()])),
+    useBrandDna: Type.Optional(
+      Type.Union([Type.Boolean(), Type.Null()], {
+        description: 'Default true on plans with Brand DNA (false without it; true there is 403)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CreateSceneForgeBody = Static<typeof CreateSceneForgeBody>;
+
+export const Variation = Type.Object(
+  {
+    generatedImageId: Uuid,
+    sceneForgeId: Uuid,
+    sourceVariationId: Type.Optional(Uuid),
+    refinementId: Type.Optional(Uuid),
+    generation: Type.Integer({ minimum: 1 }),
+    label: Type.String({ description: '#1, #2, ...' }),
+    status: GenerationStatus,
+    blendingPrompt: Type.String(),
+    asset: Type.Optional(GenerationAssetRef),
+    width: Type.Optional(Type.Integer()),
+    height: Type.Optional(Type.Integer()),
+    liked: Type.Boolean(),
+    disliked: Type.Boolean(),
+    scores: Type.Optional(Scores),
+    scoreDeltas: Type.Optional(ScoreDeltas),
+    errorCode: Type.Optional(Type.String()),
+    errorMessage: Type.Optional(Type.String()),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+    completedAt: Type.Optional(DateTime),
+    failedAt: Type.Optional(DateTime),
+    warnings: Type.Array(Warning),
+    critiqueStatus: Type.Optional(Type.String()),
+    critique: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { title: 'Variation' },
+);
+export type Variation = Static<typeof Variation>;
+
+export const Refinement = Type.Object(
+  {
+    refinementId: Uuid,
+    generation: Type.Integer({ minimum: 2 }),
+    steerObjective: Type.String(),
+    sourceVariation: Type.Object({
+      generatedImageId: Uuid,
+      label: Type.String(),
+      asset: Type.Optional(GenerationAssetRef),
+      scores: Type.Optional(Scores),
+      sourceDeleted: Type.Boolean(),
+    }),
+    steeringApplied: Type.String(),
+    status: GenerationStatus,
+    variations: Type.Array(Variation),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  { title: 'Refinement' },
+);
+
+export const SceneForge = Type.Object(
+  {
+    sceneForgeId: Uuid,
+    brandId: Uuid,
+    partner: Partner,
+    blendingPrompt: Type.String({ description: 'The prompt as submitted' }),
+    prompt: Type.String({ description: 'The prompt the engine received' }),
+    originalPrompt: Type.String(),
+    promptIsEnhanced: Type.Boolean(),
+    aspectRatio: AspectRatio,
+    theme: Type.Optional(Type.String()),
+    productAssets: Type.Array(GenerationAssetRef),
+    environmentAsset: Type.Optional(GenerationAssetRef),
+    assetSource: Type.Object({
+      productAssets: Type.Array(GenerationAssetRef),
+      environmentAsset: Type.Optional(GenerationAssetRef),
+    }),
+    variations: Type.Array(Variation, { description: 'The four variations of generation 1' }),
+    refinedVariations: Type.Array(Refinement),
+    useBrandDna: Type.Boolean(),
+    ...Lifecycle,
+  },
+  { title: 'SceneForge' },
+);
+export type SceneForge = Static<typeof SceneForge>;
+
+export const ListSceneForgesQuery = Type.Object({
+  partner: Type.Optional(
+    StringEnum(['all', ...PARTNERS] as const, { description: 'Omitted: the default bucket only; all: every partner' }),
+  ),
+  ...PageQuery,
+  status: Type.Optional(GenerationStatus),
+});
+export type ListSceneForgesQuery = Static<typeof ListSceneForgesQuery>;
+
+export const SceneForgeList = Type.Object(
+  { data: Type.Array(SceneForge), pagination: ListPagination },
+  { title: 'SceneForgeList' },
+);

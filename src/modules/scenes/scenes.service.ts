@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../clock.ts';
+import { fromJson, toJson } from '../../adapters/db/columns.ts';
+import { fieldError, notFound } from '../../http/errors.ts';
+import { pageInfo, pageOffset } from '../../http/pagination.ts';
+import { textProblem } from '../../http/schemas.ts';
+import type { JobSystem } from '../../jobs/types.ts';
+import type { Principal } from '../access/access.service.ts';
+import type { AssetsService } from '../assets/assets.service.ts';
+import type { UsageLedger } from '../usage/usage.ledger.ts';
+import type { Warning } from '../generation/generation.schemas.ts';
+import type { GenerationInputs, InputsResolver } from '../generation/inputs.ts';
+import { toEnhancementInput } from '../generation/enhancement-input.ts';
+import { conditionPrompt } from '../generation/prompt.ts';
+import { sceneWarnings } from '../../engines/text/local/scene-enhancer.local.ts';
+import { reserveUnits } from '../generation/quota.ts';
+import { seedOf } from '../generation/rollup.ts';
+import { sceneVariationJob } from './scenes.jobs.ts';
+import { presentForges } from './scenes.presenter.ts';
+import type { ForgeRow, ScenesRepo, VariationRow } from './scenes.repo.ts';
+import type { CreateSceneForgeBody, ListSceneForgesQuery, SceneForge } from './scenes.schemas.ts';
+
+export const IMAGE_POOL = 'image_generations';
+/** Variations a forge starts with (spec: four). */
+export const INITIAL_VARIATIONS = 4;
+export const DEFAULT_ASPECT_RATIO = '1:1';
+
+export interface ScenesServiceDeps {
+  repo: ScenesRepo;
+  inputs: InputsResolver;
+  usage: Pick<UsageLedger, 'reserve' | 'release'>;
+  jobs: Pick<JobSystem, 'enqueue'>;
+  assets: Pick<AssetsService, 'refs'>;
+  clock: Clock;
+}
+
+const forgeNotFound = (id: string) => notFound(`Scene forge ${id} not found`, 'NOT_FOUND');
+
+/** Scene forges: create (four variations, one job each), list and read. */
+export function createScenesService(deps: ScenesServiceDeps) {
+  const { repo, clock } = deps;
+  const now = () => clock().toISOString();
+  const present = (rows: ForgeRow[], orgId: string) => presentForges(rows, orgId, repo, deps.assets);
+
+  return {
+    async create(p: Principal, brandId: string, body: CreateSceneForgeBody): Promise<SceneForge> {
+      const orgId = p.org.id;
+      for (const [field, value] of [
+        ['blendingPrompt', body.blendingPrompt],
+        ['theme', body.theme ?? ''],
+      ] as const) {
+        const problem = textProblem(value, field === 'blendingPrompt');
+        if (problem) throw fieldError(`body.${field}`, problem);
+      }
+      const { inputs, useBrandDna } = await deps.inputs.resolve(p, brandId, body);
+      const brandIdNorm = inputs.brand.id;
+      const warnings: Warning[] = [];
+      let enhanced = false;
+      let originalPrompt = body.blendingPrompt;
+      let theme = body.theme ?? null;
+      if (body.promptIsEnhanced) {
+        const accepted = await repo.acceptedEnhancement(orgId, brandIdNorm, body.blendingPrompt);
+        if (accepted) {
+          enhanced = true;
+          originalPrompt = accepted.original_prompt;
+          theme ??= accepted.theme;
+        } else {
+          warnings.push({
+            code: 'PROMPT_NOT_ENHANCED',
+            message:
+              'promptIsEnhanced was true, but the prompt matches no completed enhancement of this brand; it was treated as not enhanced',
+            severity: 'info',
+            field: 'promptIsEnhanced',
+          });
+        }
+      }
+      const aspectRatio = body.aspectRatio ?? DEFAULT_ASPECT_RATIO;
+      const partner = body.partner ?? 'default';
+      // The prompt asks for a shape the aspect ratio contradicts (the image keeps the ratio).
+      for (const w of sceneWarnings(toEnhancementInput(body.blendingPrompt, inputs, partner, aspectRatio))) {
+        if (w.code === 'HARDSPEC_ASPECT_MISMATCH') warnings.push(w);
+      }
+      const forgeId = randomUUID();
+      const at = now();
+      const variationIds = Array.from({ length: INITIAL_VARIATIONS }, () => randomUUID());
+      const reservations = await reserveUnits(deps.usage, orgId, IMAGE_POOL, variationIds);
+      const forge: ForgeRow = {
+        id: forgeId,
+        organization_id: orgId,
+        brand_id: brandIdNorm,
+        partner,
+        blending_prompt: body.blendingPrompt,
+        prompt: conditionPrompt(body.blendingPrompt, inputs, enhanced),
+        original_prompt: originalPrompt,
+        prompt_is_enhanced: enhanced ? 1 : 0,
+        aspect_ratio: aspectRatio,
+        theme,
+        product_asset_ids: toJson(inputs.products.map((a) => a.assetId)),
+        environment_asset_id: inputs.environment?.assetId ?? null,
+        use_brand_dna: useBrandDna ? 1 : 0,
+        brand_dna_version_id: inputs.dna?.versionId ?? null,
+        context: toJson(inputs),
+        status: 'pending',
+        error_code: null,
+        error_message: null,
+        created_at: at,
+        updated_at: at,
+        completed_at: null,
+        failed_at: null,
+      };
+      const variations = variationIds.map(
+        (id, position): VariationRow => ({
+          ...blankVariation,
+          id,
+          scene_forge_id: forgeId,
+          organization_id: orgId,
+          brand_id: brandIdNorm,
+          generation: 1,
+          label: `#${position + 1}`,
+          position,
+          status: 'pending',
+          blending_prompt: body.blendingPrompt,
+          seed: seedOf(forgeId, position),
+          asset_id: randomUUID(),
+          warnings: toJson(warnings),
+          reservation_id: reservations[position] ?? null,
+          created_at: at,
+          updated_at: at,
+        }),
+      );
+      try {
+        await repo.insertForge(forge, variations);
+        for (const v of variations) {
+          await deps.jobs.enqueue(sceneVariationJob, { variationId: v.id }, { jobId: `scenes.variation.${v.id}` });
+        }
+      } catch (err) {
+        // Nothing (or not everything) was queued: undo the forge and give the units back.
+        await repo.deleteForge(forgeId).catch(() => undefined);
+        for (const r of reservations) await deps.usage.release(r).catch(() => undefined);
+        throw err;
+      }
+      return (await present([forge], orgId))[0]!;
+    },
+
+    async get(p: Principal, id: string): Promise<SceneForge> {
+      const row = await repo.findForge(p.org.id, id);
+      if (!row) throw forgeNotFound(id);
+      return (await present([row], p.org.id))[0]!;
+    },
+
+    async list(p: Principal, brandId: string, q: ListSceneForgesQuery) {
+      const brand = await deps.inputs.brandOf(p.org.id, brandId);
+      const { rows, total } = await repo.listForges(p.org.id, brand.id, {
+        partner: q.partner ?? 'default',
+        status: q.status,
+        sortBy: q.sortBy,
+        sortOrder: q.sortOrder,
+        offset: pageOffset(q.page, q.limit),
+        limit: q.limit,
+      });
+      const info = pageInfo(total, q.page, q.limit);
+      return {
+        data: await present(rows, p.org.id),
+        pagination: {
+          currentPage: info.currentPage,
+          totalPages: info.pages,
+          totalItems: info.total,
+          itemsPerPage: info.limit,
+        },
+      };
+    },
+  };
+}
+
+export type ScenesService = ReturnType<typeof createScenesService>;
+
+/** Defaults of a variation row; creators fill in the rest. */
+const blankVariation = {
+  refinement_id: null,
+  source_variation_id: null,
+  width: null,
+  height: null,
+  liked: 0,
+  disliked: 0,
+  scores: null,
+  score_deltas: null,
+  critique_status: null,
+  critique: null,
+  engine: null,
+  error_code: null,
+  error_message: null,
+  completed_at: null,
+  failed_at: null,
+} satisfies Partial<VariationRow>;
+
+/** The inputs a forge was created with. */
+export const forgeInputs = (row: ForgeRow): GenerationInputs => fromJson<GenerationInputs>(row.context, null as never);

@@ -1,0 +1,152 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import pg from 'pg';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { redisAvailable } from '../../src/jobs/jobs.test-harness.ts';
+import { dbKinds, tmpDir } from '../helpers/app.ts';
+import { deleteRedisKeys, eventually, freePort } from '../helpers/assets.ts';
+import { productFixture } from '../helpers/generation.ts';
+import { TEST_PG_URL, TEST_REDIS_URL } from '../helpers/pg.ts';
+import { atelier, cleanEnv, healthy, kill, type Proc, run, workerReady } from '../helpers/processes.ts';
+import { startS3rver, type TestS3 } from '../helpers/s3.ts';
+
+/**
+ * Generation in the scaled mode, with real processes: PostgreSQL, BullMQ on Redis and an
+ * S3-compatible store (s3rver); the API (`serve --no-workers`) and a worker run apart. A product is
+ * uploaded, a prompt enhanced, an environment generated and a scene forge made on it; every image
+ * is downloaded from its presigned S3 link.
+ */
+const SLOW = 240_000;
+const redis = await redisAvailable();
+// biome-ignore lint/suspicious/noExplicitAny: response bodies of the API, checked by the assertions
+type Json = any;
+
+describe('generation in the scaled mode (real processes)', () => {
+  it.runIf(redis && dbKinds().includes('postgres'))(
+    'enhancement, environment and scene forge through an API node and a worker on PostgreSQL, BullMQ and S3',
+    async () => {
+      const suffix = randomBytes(4).toString('hex');
+      const database = `atelier_gen_${suffix}`;
+      const prefix = `atelier-gen-${suffix}`;
+      const admin = new pg.Client({ connectionString: TEST_PG_URL });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${database}`);
+      const dbUrl = new URL(TEST_PG_URL);
+      dbUrl.pathname = `/${database}`;
+      let s3: TestS3 | undefined;
+      const dataDir = tmpDir('atelier-gen-scaled-');
+      const procs: Proc[] = [];
+      try {
+        s3 = await startS3rver('atelier-gen');
+        const port = await freePort();
+        const base = `http://127.0.0.1:${port}`;
+        const env = cleanEnv({
+          ATELIER_DATA_DIR: dataDir,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          ATELIER_PUBLIC_URL: base,
+          DATABASE_URL: dbUrl.toString(),
+          REDIS_URL: TEST_REDIS_URL,
+          ATELIER_QUEUE_PREFIX: prefix,
+          ...s3.env,
+        });
+        const { apiKey } = JSON.parse(await run(['admin', 'bootstrap', '--json'], env));
+        const api = atelier(['serve', '--no-workers'], env);
+        const worker = atelier(['worker'], env);
+        procs.push(api, worker);
+        await Promise.all([healthy(base, api), workerReady(worker)]);
+
+        const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+        const call = async (method: string, url: string, body?: unknown): Promise<Json> => {
+          const res = await fetch(`${base}/v1${url}`, {
+            method,
+            headers,
+            ...(body ? { body: JSON.stringify(body) } : {}),
+          });
+          const json = await res.json();
+          if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
+          return json;
+        };
+        const settled = (url: string, done: (b: Json) => boolean) =>
+          eventually(
+            async () => {
+              const b = await call('GET', url);
+              return done(b) ? b : undefined;
+            },
+            url,
+            120_000,
+            200,
+          );
+        const terminal = (b: Json) => ['completed', 'failed'].includes(b.status);
+
+        const brand = await call('POST', '/brands', {
+          name: 'Solidus',
+          industry: 'Apparel',
+          description: 'Merchandise for the scaled generation test.',
+          mission: '',
+          values: [],
+          tone: [],
+          voice: [],
+        });
+        const bytes = productFixture('solidus_cap_red_1.png');
+        const { uploads } = await call('POST', '/assets/initiate-upload', {
+          brandId: brand.id,
+          files: [{ fileName: 'cap.png', fileType: 'image/png', fileSize: bytes.length }],
+        });
+        const slot = uploads[0];
+        const put = await fetch(slot.uploadUrl, {
+          method: slot.uploadMethod,
+          headers: slot.uploadHeaders,
+          body: bytes,
+        });
+        expect(put.status).toBe(200);
+        await call('POST', '/assets/confirm-upload', { uploadId: slot.uploadId });
+        await settled(`/assets/${slot.assetId}`, (a) => a.status === 'complete');
+
+        const enh = await call('POST', `/brands/${brand.id}/scene-forge-prompt-enhancements`, {
+          originalPrompt: 'the cap on a wooden table by a window',
+          productAssetIds: [slot.assetId],
+        });
+        const enhanced = await settled(
+          `/brands/${brand.id}/scene-forge-prompt-enhancements/${enh.promptEnhancementId}`,
+          terminal,
+        );
+        expect(enhanced.status).toBe('completed');
+
+        const envRun = await call('POST', `/brands/${brand.id}/environment-generations`, {
+          prompt: 'warm oak table against a white plaster wall, window light from the right',
+        });
+        const environment = await settled(`/environment-generations/${envRun.environmentGenerationId}`, terminal);
+        expect(environment.status).toBe('completed');
+
+        const forge = await call('POST', `/brands/${brand.id}/scene-forges`, {
+          blendingPrompt: enhanced.optimizedPrompt,
+          promptIsEnhanced: true,
+          aspectRatio: '4:3',
+          productAssetIds: [slot.assetId],
+          environmentAssetId: environment.generatedAsset.assetId,
+        });
+        const done = await settled(`/scene-forges/${forge.sceneForgeId}`, terminal);
+        expect(done).toMatchObject({ status: 'completed', promptIsEnhanced: true });
+        for (const v of done.variations) {
+          expect(v).toMatchObject({ status: 'completed', width: 1024, height: 768 });
+          const res = await fetch(v.asset.url); // a presigned S3 link
+          expect(res.status).toBe(200);
+          const meta = await sharp(Buffer.from(await res.arrayBuffer())).metadata();
+          expect([meta.width, meta.height]).toEqual([1024, 768]);
+        }
+        await kill(worker, 'SIGTERM');
+        expect(await worker.exited).toBe(0);
+      } finally {
+        for (const p of procs) await kill(p, 'SIGTERM');
+        await s3?.close();
+        await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+        await admin.end();
+        await deleteRedisKeys(TEST_REDIS_URL, prefix);
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+    SLOW,
+  );
+});
