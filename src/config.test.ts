@@ -74,8 +74,12 @@ describe('loadConfig', () => {
     expect(load({}).imageEngine).toEqual({ provider: 'local' });
     expect(load({}).imageLongSide).toBe(1024);
     expect(
-      load({ IMAGE_ENGINE: 'openai-images', IMAGE_API_KEY: 'sk-test', IMAGE_MODEL: 'gpt-image-1', IMAGE_TIMEOUT_SECONDS: '60' })
-        .imageEngine,
+      load({
+        IMAGE_ENGINE: 'openai-images',
+        IMAGE_API_KEY: 'sk-test',
+        IMAGE_MODEL: 'gpt-image-1',
+        IMAGE_TIMEOUT_SECONDS: '60',
+      }).imageEngine,
     ).toMatchObject({ provider: 'openai-images', apiKey: 'sk-test', model: 'gpt-image-1', timeoutMs: 60_000 });
   });
 
