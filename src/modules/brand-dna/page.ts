@@ -3,7 +3,9 @@ import type { CheerioAPI } from 'cheerio';
 import type { Element } from 'domhandler';
 import type { TextBlock } from '../../engines/text/text-engine.ts';
 import { resolveHttpUrl } from '../extraction/urls.ts';
-import { linkedStylesheetUrls } from '../extraction/discovery.ts';
+import { discoverCandidates, linkedStylesheetUrls } from '../extraction/discovery.ts';
+import { isSiteIcon } from '../extraction/logo.ts';
+import { rankCandidates } from '../extraction/ranking.ts';
 import { colorsInCss } from './color.ts';
 import { type CssRule, parseCss, parseInlineStyle } from './css-analysis.ts';
 
@@ -95,7 +97,7 @@ export function analyzePage(html: string, pageUrl: string): PageFacts {
     push('about', o.description);
   }
 
-  const logos = logoCandidates($, base, ld, [...declaredNames]);
+  const logos = logoCandidates(html, pageUrl);
   const { logo: logoSvgColors, icons: iconColors } = svgColors($);
 
   const styleBlocks = $('style')
@@ -218,47 +220,23 @@ function jsonLdOrganizations($: CheerioAPI): LdOrganization[] {
 
 const LOGO_WORD = /logo|brand|wordmark|site-?mark/i;
 
-function logoCandidates($: CheerioAPI, base: string, ld: LdOrganization[], names: string[]): LogoCandidate[] {
-  const scores = new Map<string, number>();
-  const add = (raw: string | undefined, score: number) => {
-    const url = resolveHttpUrl(raw, base);
-    if (!url) return;
-    scores.set(url, Math.max(scores.get(url) ?? 0, score));
-  };
-  add($('meta[property="og:logo"]').attr('content'), 6);
-  add($('[itemprop="logo"]').attr('content') ?? $('img[itemprop="logo"]').attr('src'), 6);
-  for (const o of ld) add(o.logo, 6);
-  const lowerNames = names.map((n) => n.toLowerCase());
-  $('img').each((i, el) => {
-    if (i > 400) return false;
-    const $el = $(el);
-    const src = $el.attr('src') ?? $el.attr('data-src');
-    if (!src || /^data:/i.test(src)) return undefined;
-    const own = `${$el.attr('class') ?? ''} ${$el.attr('id') ?? ''} ${$el.attr('alt') ?? ''} ${src}`;
-    const ancestors = $el
-      .parents()
-      .slice(0, 4)
-      .map((_, p) => `${(p as Element).tagName} ${$(p).attr('class') ?? ''} ${$(p).attr('id') ?? ''}`)
-      .get()
-      .join(' ');
-    let score = 0;
-    if (LOGO_WORD.test(own)) score += 3;
-    if (LOGO_WORD.test(ancestors)) score += 2;
-    if (/\b(header|nav)\b/i.test(ancestors)) score += 1;
-    const alt = ($el.attr('alt') ?? '').toLowerCase().trim();
-    if (alt && lowerNames.includes(alt)) score += 1;
-    if (score >= 3) add(src, score);
-    return undefined;
-  });
-  $('link[rel]').each((_, el) => {
-    const rel = ($(el).attr('rel') ?? '').toLowerCase();
-    if (/apple-touch-icon/.test(rel)) add($(el).attr('href'), 2);
-    else if (/\bicon\b/.test(rel)) add($(el).attr('href'), 1);
-  });
-  return [...scores.entries()]
-    .map(([url, score]) => ({ url, score }))
-    .sort((a, b) => b.score - a.score)
-    .slice(0, 5);
+/**
+ * The page's logo as URL extraction finds it (discovery + ranking for purpose `logo`, markup
+ * only): declared logos (og:logo, JSON-LD, microdata), header home-link images, then site icons,
+ * largest first. Score: 3 and up for what looks like a logo, below 3 for icons and weaker guesses.
+ */
+function logoCandidates(html: string, pageUrl: string): LogoCandidate[] {
+  const ranked = rankCandidates(discoverCandidates(html, pageUrl).candidates, 'logo');
+  const out: LogoCandidate[] = [];
+  for (const r of ranked) {
+    const c = r.candidate;
+    if (r.rejection || c.type !== 'url' || r.relevanceScore < 0.2) continue;
+    const strong = r.looksLikeLogo && !isSiteIcon(c);
+    const score = Math.round((strong ? Math.max(3, r.relevanceScore * 6) : r.relevanceScore * 4) * 100) / 100;
+    out.push({ url: c.url, score });
+    if (out.length >= 5) break;
+  }
+  return out;
 }
 
 /**

@@ -259,7 +259,10 @@ describe('discoverCandidates: sources', () => {
     );
     expect(byUrl(candidates, 'https://shop.example/brand/og-logo.png').evidence.sources).toEqual(['og:logo']);
     expect(byUrl(candidates, 'https://shop.example/brand/og-logo.png').evidence.tokens).toContain('logo');
-    expect(byUrl(candidates, 'https://shop.example/brand/mark.png').evidence.sources).toEqual(['img']);
+    expect(byUrl(candidates, 'https://shop.example/brand/mark.png').evidence.sources).toEqual([
+      'img',
+      'microdata-logo',
+    ]);
   });
 
   it('keeps large data: images and skips small placeholders', () => {
@@ -453,12 +456,15 @@ describe('linkedStylesheetUrls', () => {
 });
 
 describe('jsonLdImages', () => {
-  it('accepts strings, objects with url/contentUrl/@id and arrays; ignores the rest', () => {
+  it('accepts strings, objects with url/contentUrl and arrays; an @id is a reference, never an image', () => {
     expect(jsonLdImages(['/a.jpg', { '@id': 'https://x.example/b.jpg' }, { name: 'no url' }, 5, null])).toEqual([
       { url: '/a.jpg' },
-      { url: 'https://x.example/b.jpg', width: undefined, height: undefined, caption: undefined },
     ]);
     expect(jsonLdImages({ '@id': '#logo' })).toEqual([]);
+    const nodes = new Map([['#logo', { '@id': '#logo', contentUrl: 'https://x.example/logo.png', width: 512 }]]);
+    expect(jsonLdImages({ '@id': '#logo' }, 0, nodes)).toEqual([
+      { url: 'https://x.example/logo.png', width: 512, height: undefined, caption: undefined },
+    ]);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { DiscoveredCandidate } from './discovery.ts';
+import type { DiscoveredCandidate, Evidence, SourceKind } from './discovery.ts';
 import type { Measurement } from './ranking.ts';
 
 /**
@@ -11,6 +11,7 @@ export type LogoSignal =
   | 'named-logo'
   | 'logo-container'
   | 'declared-logo'
+  | 'site-icon'
   | 'home-link'
   | 'in-header'
   | 'in-nav'
@@ -28,7 +29,8 @@ export type LogoSignal =
 const WEIGHTS: Record<LogoSignal, number> = {
   'named-logo': 0.45,
   'logo-container': 0.25,
-  'declared-logo': 0.2,
+  'declared-logo': 0.5,
+  'site-icon': 0.5,
   'home-link': 0.3,
   'in-header': 0.15,
   'in-nav': 0.05,
@@ -43,6 +45,32 @@ const WEIGHTS: Record<LogoSignal, number> = {
   'third-party-mark': -0.3,
   'photo-sized': -0.3,
 };
+
+/** Where a page declares its organisation's logo: og:logo, JSON-LD `logo`, microdata `itemprop=logo`. */
+export const DECLARED_LOGO_SOURCES: readonly SourceKind[] = ['og:logo', 'json-ld-logo', 'microdata-logo'];
+/** Icon links: `icon`, `apple-touch-icon`, `mask-icon` (and the Windows tile image). */
+export const ICON_SOURCES: readonly SourceKind[] = ['icon', 'apple-touch-icon', 'mask-icon'];
+
+/**
+ * A logo the page declares, or the picture of its header's link to the home page: stronger
+ * evidence than pixel size, so the size rules (photo-sized, declared 1x1, too small) do not apply.
+ */
+export function isDeclaredLogo(ev: Evidence): boolean {
+  if (ev.sources.some((s) => DECLARED_LOGO_SOURCES.includes(s))) return true;
+  return ev.inHomeLink && (ev.regions.includes('header') || ev.regions.includes('nav') || (ev.position ?? 1) < 0.15);
+}
+
+/**
+ * A site icon (`apple-touch-icon`, `icon` with sizes, `mask-icon`) and nothing else: the only logo
+ * many sites publish. A favicon.ico or an icon declared under 48 px is too small to count.
+ */
+export function isSiteIcon(c: DiscoveredCandidate): boolean {
+  const ev = c.evidence;
+  if (ev.sources.length === 0 || !ev.sources.every((s) => ICON_SOURCES.includes(s))) return false;
+  if (/\.ico$/i.test(ev.fileName)) return false;
+  const side = Math.max(ev.width ?? 0, ev.height ?? 0);
+  return side === 0 || side >= 48;
+}
 
 /** Score at or above which a candidate is reported as `looksLikeLogo`. */
 export const LOGO_THRESHOLD = 0.5;
@@ -63,7 +91,10 @@ export function logoLikelihood(c: DiscoveredCandidate, m?: Measurement): LogoGue
 
   if (ev.tokens.includes('logo')) signals.push('named-logo');
   else if (ev.contextTokens.includes('logo')) signals.push('logo-container');
-  if (ev.sources.some((s) => s === 'og:logo' || s === 'json-ld-logo')) signals.push('declared-logo');
+  const declared = isDeclaredLogo(ev);
+  const siteIcon = isSiteIcon(c);
+  if (ev.sources.some((s) => DECLARED_LOGO_SOURCES.includes(s))) signals.push('declared-logo');
+  if (siteIcon) signals.push('site-icon');
   if (ev.inHomeLink) signals.push('home-link');
   if (ev.regions.includes('header')) signals.push('in-header');
   else if (ev.regions.includes('nav')) signals.push('in-nav');
@@ -72,7 +103,7 @@ export function logoLikelihood(c: DiscoveredCandidate, m?: Measurement): LogoGue
     const ratio = width / height;
     if (ratio >= 2.2 && height <= 240) signals.push('wide-mark');
     else if (ratio > 0.8 && ratio < 1.25 && width >= 32 && width <= 256) signals.push('small-square');
-    if (Math.min(width, height) >= 700) signals.push('photo-sized');
+    if (Math.min(width, height) >= 700 && !declared) signals.push('photo-sized');
   }
   if (format === 'svg') signals.push('vector');
   if (m?.hasAlpha) signals.push('transparent');
@@ -80,7 +111,7 @@ export function logoLikelihood(c: DiscoveredCandidate, m?: Measurement): LogoGue
   if (ev.main.ogImage || ev.main.jsonLdProduct || ev.main.microdataProduct || ev.main.sameAsMain) {
     signals.push('main-product');
   }
-  if (ev.tokens.includes('icon') && !ev.tokens.includes('logo')) signals.push('named-icon');
+  if (ev.tokens.includes('icon') && !ev.tokens.includes('logo') && !siteIcon) signals.push('named-icon');
   if (ev.tokens.some((t) => t === 'payment' || t === 'social' || t === 'flag' || t === 'rating')) {
     signals.push('third-party-mark');
   }

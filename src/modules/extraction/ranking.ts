@@ -1,5 +1,5 @@
 import type { DiscoveredCandidate, Evidence, Region, SourceKind } from './discovery.ts';
-import { logoLikelihood, LOGO_THRESHOLD, type LogoGuess } from './logo.ts';
+import { ICON_SOURCES, isDeclaredLogo, isSiteIcon, LOGO_THRESHOLD, type LogoGuess, logoLikelihood } from './logo.ts';
 import { type Feature, FEATURES, type PurposeProfile, type ResolvedPurpose, resolvePurpose } from './purposes.ts';
 import { tokenize } from './text.ts';
 import { urlSizeHint } from './urls.ts';
@@ -83,7 +83,6 @@ export interface RankOptions {
   limits?: Partial<RejectionLimits>;
 }
 
-const ICON_SOURCES: readonly SourceKind[] = ['icon', 'apple-touch-icon', 'mask-icon'];
 const BACKGROUND_SOURCES: readonly SourceKind[] = ['inline-style', 'style-element', 'stylesheet', 'lazy-background'];
 const PEOPLE_WORDS = new Set(
   'person people man men woman women girl boy kid kids child children family team portrait face smiling couple lady guy baby model wearing worn wear'.split(
@@ -217,6 +216,8 @@ function computeFeatures(
   if (ev.main.primary) f.declaredMain = declared >= 2 ? 1 : 0.9;
   else if (ev.main.ogImage || ev.main.jsonLdProduct) f.declaredMain = 0.7;
   else if (ev.main.microdataProduct) f.declaredMain = 0.6;
+  // A video's poster is the picture of a page whose main media is the video.
+  if (ev.sources.includes('video-poster') && !ev.hidden) f.declaredMain = Math.max(f.declaredMain, 0.6);
   f.sameAsMain = ev.main.sameAsMain ? 1 : 0;
   f.shareImage = ev.sources.includes('og:image') || ev.sources.includes('twitter:image') ? 1 : 0;
   f.productContext = productContext(ev);
@@ -236,6 +237,11 @@ function computeFeatures(
   f.chrome = ev.regions.some((r) => r !== 'aside') ? 1 : ev.regions.includes('aside') ? 0.6 : 0;
   f.logo = logo.score;
   f.iconish = iconish(c);
+  // Site icons rank as logos below a declared one, the largest first.
+  if (isSiteIcon(c)) {
+    const side = Math.max(ev.width ?? 0, ev.height ?? 0);
+    f.siteIcon = side === 0 ? 0.6 : 0.5 + 0.5 * clamp01((side - 32) / (192 - 32));
+  }
   f.related = ev.contextTokens.some((t) => t === 'related' || t === 'ad') || ev.tokens.includes('ad') ? 1 : 0;
   f.hidden = ev.hidden ? 1 : 0;
   f.early = ev.position === undefined ? 0 : clamp01(1 - ev.position);
@@ -492,7 +498,8 @@ function rejectByEvidence(c: DiscoveredCandidate, profile: PurposeProfile): Reje
   if (ev.tracking.includes('tracker-host')) {
     return { code: 'tracking-pixel', reason: 'Served by a known analytics or advertising host.' };
   }
-  if (ev.tracking.includes('declared-1x1')) {
+  const declaredLogo = profile.id !== 'product' && profile.id !== 'packshot' && isDeclaredLogo(ev);
+  if (ev.tracking.includes('declared-1x1') && !declaredLogo) {
     return { code: 'tracking-pixel', reason: 'Declared as a 1x1 image, the size of a tracking pixel.' };
   }
   if (ev.tracking.includes('pixel-path') && !isDeclaredMain(ev) && ev.texts.length === 0) {
@@ -501,7 +508,7 @@ function rejectByEvidence(c: DiscoveredCandidate, profile: PurposeProfile): Reje
   if (!isDeclaredMain(ev) && (ev.tokens.includes('sprite') || /sprite/i.test(ev.fileName))) {
     return { code: 'sprite', reason: 'A CSS sprite sheet (many icons in one file), not a picture of its own.' };
   }
-  if (ev.width && ev.height && !isDeclaredMain(ev) && tooSmall(ev.width, ev.height, profile)) {
+  if (ev.width && ev.height && !isDeclaredMain(ev) && !declaredLogo && tooSmall(ev.width, ev.height, profile)) {
     return {
       code: 'too-small',
       reason: `Declared as ${ev.width}x${ev.height}, below the ${profile.minSide} px this purpose needs.`,

@@ -266,6 +266,24 @@ export function renditionKey(url: string): string {
 }
 
 /**
+ * The URL with every size marker removed: rendition parameters (see `renditionKey`), a size
+ * suffix of the file name (WordPress `-300x200`, `.size_1200x675`, `_1024x768`) and size-only
+ * path segments (`/1200x630/`, `/w_800/`). Two URLs with the same stem are renditions of one
+ * picture (`photo.jpg` and `photo-300x200.jpg`).
+ */
+export function renditionStem(url: string): string {
+  // Jetpack's image CDN (`i0.wp.com/host/path`) serves the same file as `host/path`.
+  const key = renditionKey(url).replace(/^\/\/i[0-3]\.wp\.com\//, '//');
+  const q = key.indexOf('?');
+  const path = q < 0 ? key : key.slice(0, q);
+  const query = q < 0 ? '' : key.slice(q);
+  const stem = path
+    .replace(/(?:[-_.](?:size_)?\d{2,5}x\d{2,5})+(?=\.[a-z0-9]{2,5}$|\.v\d+\.[a-z0-9]{2,5}$)/i, '')
+    .replace(/\/(?:\d{2,5}x\d{0,5}|[wh]_\d{2,5}[^/]*|max\/\d{2,5}|fit\/c\/\d+\/\d+)(?=\/)/gi, '');
+  return stem + query;
+}
+
+/**
  * Distinctive identifiers in an image URL's path (image ids, SKUs, hashes), used to tell that two
  * renditions (`.../51YNXarpCfL._AC_SX425_.jpg`, `.../51YNXarpCfL._SL1500_.jpg`) show the same
  * picture. Size presets (`1200x1200`, `w560`, `SX425`), dates and plain words are left out.
