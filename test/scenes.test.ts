@@ -167,6 +167,43 @@ describe.each(dbKinds())('Scene forges over HTTP (%s)', (kind) => {
     expect(data[1]!).toBeGreaterThan(data[0]!);
   });
 
+  it('likes and dislikes a variation: exclusive, idempotent, scoped', async () => {
+    const v = forge.variations[1];
+    const url = `/v1/scene-forges/${forge.sceneForgeId}/variations/${v.generatedImageId}`;
+    const patch = (payload: unknown, k = key) =>
+      t.request({ method: 'PATCH', url, key: k, payload: payload as object });
+    const liked = await patch({ liked: true });
+    expect(liked.statusCode, liked.body).toBe(200);
+    expect(liked.json()).toMatchObject({
+      generatedImageId: v.generatedImageId,
+      liked: true,
+      disliked: false,
+      asset: { assetId: v.asset.assetId },
+    });
+    expect((await patch({ liked: true })).json()).toMatchObject({ liked: true, disliked: false });
+    expect((await patch({ disliked: true })).json()).toMatchObject({ liked: false, disliked: true });
+    expect((await patch({ disliked: false })).json()).toMatchObject({ liked: false, disliked: false });
+    const read = (await get(`/v1/scene-forges/${forge.sceneForgeId}`)).json();
+    expect(read.variations[1]).toMatchObject({ liked: false, disliked: false });
+    await patch({ liked: true });
+    expect((await get(`/v1/scene-forges/${forge.sceneForgeId}`)).json().variations[1].liked).toBe(true);
+    for (const body of [{}, { liked: true, disliked: true }, { liked: 'yes' }, { like: true }]) {
+      expectError(await patch(body), 400, 'INVALID_REQUEST');
+    }
+    expectError(await patch({ liked: true }, otherKey), 404, 'NOT_FOUND');
+    expectError(
+      await t.request({
+        method: 'PATCH',
+        url: `/v1/scene-forges/${forge.sceneForgeId}/variations/${MISSING}`,
+        key,
+        payload: { liked: true },
+      }),
+      404,
+      'NOT_FOUND',
+    );
+    expect((await t.request({ method: 'PATCH', url, payload: { liked: true } })).statusCode).toBe(401);
+  });
+
   it('lists forges by partner bucket, status and page, newest first', async () => {
     const all = (await get(`/v1/brands/${brandId}/scene-forges?partner=all&limit=100`)).json();
     const defaults = (await get(`/v1/brands/${brandId}/scene-forges?limit=100`)).json();

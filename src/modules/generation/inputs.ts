@@ -35,7 +35,7 @@ export interface DnaInput {
 }
 
 export interface GenerationInputs {
-  brand: { id: string; name: string; industry: string };
+  brand: { id: string; name: string; industry: string; logo?: AssetInput };
   products: AssetInput[];
   environment?: AssetInput;
   /** Present when the generation uses the brand's active Brand DNA. */
@@ -83,7 +83,7 @@ export function createInputsResolver(deps: InputsDeps) {
   async function brandOf(orgId: string, brandId: string) {
     const brand = await db.kysely
       .selectFrom('brands')
-      .select(['id', 'name', 'industry'])
+      .select(['id', 'name', 'industry', 'logo_asset_id'])
       .where('organization_id', '=', orgId)
       .where('id', '=', brandId.toLowerCase())
       .executeTakeFirst();
@@ -179,8 +179,16 @@ export function createInputsResolver(deps: InputsDeps) {
         ? await assets(p.org.id, [req.environmentAssetId], 'environmentAssetId')
         : [];
       const dna = useBrandDna ? await dnaOf(p.org.id, brand.id) : undefined;
+      // The brand's logo, when it is a usable picture (refinements may place it); never an error.
+      const logo = brand.logo_asset_id
+        ? await assets(p.org.id, [brand.logo_asset_id], 'logoAssetId').then(
+            ([a]) => a,
+            () => undefined,
+          )
+        : undefined;
+      const brandInput = { id: brand.id, name: brand.name, industry: brand.industry, ...(logo ? { logo } : {}) };
       return {
-        inputs: { brand, products, ...(environment ? { environment } : {}), ...(dna ? { dna } : {}) },
+        inputs: { brand: brandInput, products, ...(environment ? { environment } : {}), ...(dna ? { dna } : {}) },
         useBrandDna,
       };
     },

@@ -137,6 +137,31 @@ export function createScenesRepo(db: Database) {
         .executeTakeFirst();
     },
 
+    /** Sets a variation's reaction (liked and disliked are exclusive); returns the row, or undefined. */
+    async react(
+      orgId: string,
+      forgeId: string,
+      variationId: string,
+      reaction: { liked: number; disliked: number },
+      at: string,
+    ): Promise<VariationRow | undefined> {
+      await k
+        .updateTable('generated_images')
+        .set({ ...reaction, updated_at: at })
+        .where('organization_id', '=', orgId)
+        .where('scene_forge_id', '=', forgeId.toLowerCase())
+        .where('id', '=', variationId.toLowerCase())
+        .where((eb) => eb.or([eb('liked', '!=', reaction.liked), eb('disliked', '!=', reaction.disliked)]))
+        .execute();
+      return k
+        .selectFrom('generated_images')
+        .selectAll()
+        .where('organization_id', '=', orgId)
+        .where('scene_forge_id', '=', forgeId.toLowerCase())
+        .where('id', '=', variationId.toLowerCase())
+        .executeTakeFirst();
+    },
+
     /**
      * `pending` → `processing` for a variation (and its forge when still pending). Returns false
      * when the variation is already terminal (a job that ran again after it finished).

@@ -4,7 +4,15 @@ import type { AppDeps } from '../../app-deps.ts';
 import { principalOf } from '../../http/auth.ts';
 import { errorResponses } from '../../http/errors.ts';
 import { BrandParams, IdParams } from '../generation/generation.schemas.ts';
-import { CreateSceneForgeBody, ListSceneForgesQuery, SceneForge, SceneForgeList } from './scenes.schemas.ts';
+import {
+  CreateSceneForgeBody,
+  ListSceneForgesQuery,
+  ReactBody,
+  SceneForge,
+  SceneForgeList,
+  Variation,
+  VariationParams,
+} from './scenes.schemas.ts';
 
 /** POST/GET /brands/{brandId}/scene-forges and GET /scene-forges/{id}. */
 export function scenesRoutes(deps: Pick<AppDeps, 'scenes'>): FastifyPluginAsync {
@@ -52,6 +60,24 @@ export function scenesRoutes(deps: Pick<AppDeps, 'scenes'>): FastifyPluginAsync 
         },
       },
       async (request) => service.list(principalOf(request), request.params.brandId, request.query),
+    );
+
+    app.patch(
+      '/scene-forges/:id/variations/:generatedImageId',
+      {
+        config: { permission: 'generate' },
+        schema: {
+          summary: 'Like or dislike a variation',
+          description:
+            'Send `liked` or `disliked`. They exclude each other: liking clears a dislike and the other way round; false clears. Idempotent.',
+          tags,
+          params: VariationParams,
+          body: ReactBody,
+          response: { 200: Variation, ...errorResponses(400, 401, 403, 404, 413, 415, 429, 500) },
+        },
+      },
+      async (request) =>
+        service.react(principalOf(request), request.params.id, request.params.generatedImageId, request.body),
     );
 
     app.get(

@@ -133,3 +133,18 @@ export const SceneForgeList = Type.Object(
   { data: Type.Array(SceneForge), pagination: ListPagination },
   { title: 'SceneForgeList' },
 );
+
+export const VariationParams = Type.Object({ id: Uuid, generatedImageId: Uuid });
+
+export const ReactBody = Type.Object(
+  {
+    liked: Type.Optional(Type.Boolean()),
+    disliked: Type.Optional(Type.Boolean()),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'liked and disliked exclude each other: setting one true clears the other; both true is 400',
+  },
+);
+export type ReactBody = Static<typeof ReactBody>;

@@ -16,9 +16,9 @@ import { sceneWarnings } from '../../engines/text/local/scene-enhancer.local.ts'
 import { reserveUnits } from '../generation/quota.ts';
 import { seedOf } from '../generation/rollup.ts';
 import { sceneVariationJob } from './scenes.jobs.ts';
-import { presentForges } from './scenes.presenter.ts';
+import { presentForges, presentVariation } from './scenes.presenter.ts';
 import type { ForgeRow, ScenesRepo, VariationRow } from './scenes.repo.ts';
-import type { CreateSceneForgeBody, ListSceneForgesQuery, SceneForge } from './scenes.schemas.ts';
+import type { CreateSceneForgeBody, ListSceneForgesQuery, ReactBody, SceneForge, Variation } from './scenes.schemas.ts';
 
 export const IMAGE_POOL = 'image_generations';
 /** Variations a forge starts with (spec: four). */
@@ -146,6 +146,38 @@ export function createScenesService(deps: ScenesServiceDeps) {
       const row = await repo.findForge(p.org.id, id);
       if (!row) throw forgeNotFound(id);
       return (await present([row], p.org.id))[0]!;
+    },
+
+    /**
+     * Like or dislike a variation: idempotent; liking clears a dislike and the other way round;
+     * `false` clears. The variation, as in the forge.
+     */
+    async react(p: Principal, forgeId: string, variationId: string, body: ReactBody): Promise<Variation> {
+      if (body.liked && body.disliked) throw fieldError('body.disliked', 'cannot be true together with liked');
+      const forge = await repo.findForge(p.org.id, forgeId);
+      if (!forge) throw forgeNotFound(forgeId);
+      const current = (await repo.variationsOf([forge.id])).find((v) => v.id === variationId.toLowerCase());
+      if (!current) throw notFound(`Variation ${variationId} not found in scene forge ${forgeId}`, 'NOT_FOUND');
+      let liked = current.liked === 1;
+      let disliked = current.disliked === 1;
+      if (body.liked !== undefined) {
+        liked = body.liked;
+        if (body.liked) disliked = false;
+      }
+      if (body.disliked !== undefined) {
+        disliked = body.disliked;
+        if (body.disliked) liked = false;
+      }
+      const row = await repo.react(
+        p.org.id,
+        forge.id,
+        current.id,
+        { liked: liked ? 1 : 0, disliked: disliked ? 1 : 0 },
+        now(),
+      );
+      if (!row) throw notFound(`Variation ${variationId} not found in scene forge ${forgeId}`, 'NOT_FOUND');
+      const refs = await deps.assets.refs(p.org.id, row.status === 'completed' ? [row.asset_id] : []);
+      return presentVariation(row, refs);
     },
 
     async list(p: Principal, brandId: string, q: ListSceneForgesQuery) {
