@@ -46,7 +46,55 @@ export interface SceneRequest {
   backdropHints?: { horizon: number; lightAngle: number };
   /** Brand colours, `#rrggbb`, strongest first (active Brand DNA palette when used). */
   palette: string[];
+  /**
+   * A refinement's levers (steering.ts plans them from a source variation's scores); absent for a
+   * forge's ordinary variations, which are then made exactly as without it.
+   */
+  steering?: SceneSteering;
   signal?: AbortSignal;
+}
+
+/** The layouts an engine knows (the four variations of a forge, in variationIndex order). */
+export const SCENE_PLACEMENTS = ['centre', 'thirds-left', 'thirds-right', 'low-hero'] as const;
+export type ScenePlacement = (typeof SCENE_PLACEMENTS)[number];
+
+/**
+ * How a refinement steers a regeneration away from its source variation. Every member is
+ * optional; absent ones leave that aspect as the source had it. Engines apply what they can (the
+ * local engine applies all of them; a provider may turn some into prompt words).
+ */
+export interface SceneSteering {
+  /**
+   * The source variation's `variationIndex`: the layout (placement, scale, camera, light) starts
+   * from that one instead of the request's own `variationIndex`.
+   */
+  baseLayout?: number;
+  /** Force a layout (wins over `baseLayout`); the camera and light go with it. */
+  placement?: ScenePlacement;
+  /** Multiplier on the products' size (linear), 0.6..1.8; the frame's margins still bound it. */
+  scale?: number;
+  /**
+   * 0..1: separate the product from its backdrop: the backdrop around the product pushed away
+   * from the product's brightness (lighter behind a dark product, deeper behind a light one), a
+   * gentle vignette, and a rim of light on a dark product's edge.
+   */
+  contrast?: number;
+  /** 0..1: calm the backdrop: blur its detail (a shallower depth of field), flatten and desaturate it. */
+  simplifyBackdrop?: number;
+  /**
+   * Brand colours `#rrggbb` to bring into the set as accents, strongest first: the first one as
+   * a colour block behind the products (a painted arch on the wall, or the floor of a studio set),
+   * a second as a soft gel on the wall. Neutral colours (greys, black, white) are skipped.
+   */
+  accentColors?: string[];
+  /**
+   * The brand's logo, placed small and clean: `corner` (default) as a mark in the frame's
+   * emptiest corner, `backdrop` printed on the wall beside or above the products. A plan
+   * (steering.ts) asks for it without `bytes`, so it stays JSON-safe; the caller adds the brand
+   * logo's bytes (PNG/SVG/JPEG; a transparent background preferred) before generating. Without
+   * bytes the engine makes the scene without a logo and says so (LOGO_MISSING).
+   */
+  logo?: { bytes?: Buffer; placement?: 'corner' | 'backdrop' };
 }
 
 export interface EngineWarning {
@@ -72,6 +120,8 @@ export interface SceneResult {
   productBoxes: PlacedBox[];
   /** Product alpha at output size (1 channel, width × height) when the engine knows it. */
   productMask?: Buffer;
+  /** Where the steering's logo was placed, in px (absent without a logo, or when it could not be placed). */
+  logoBoxes?: PlacedBox[];
   warnings: EngineWarning[];
   /** Which engine made it (`local`, `openai-images:<model>`...). */
   engine: string;

@@ -31,6 +31,11 @@ export interface CompositeInput {
   seed: number;
   /** Floor reflections (a glossy or wet surface). */
   glossy: boolean;
+  /**
+   * 0..1: a rim of light along a dark product's outline, stronger on the light's side and the top
+   * (the `contrast` lever, for a dark product against a dark surround). Default 0: none.
+   */
+  rim?: number;
 }
 
 export interface CompositeOutput {
@@ -100,6 +105,10 @@ export async function composite(input: CompositeInput): Promise<CompositeOutput>
     const tint = [0, 1, 2].map((c) => 1 + 0.08 * (ambient[c]! / Math.max(1, ambient.luma) - 1));
     const edgeR = Math.max(2, Math.round(Math.max(w, h) * 0.012));
     const inner = boxBlur(Float32Array.from(alpha), w, h, edgeR, 2);
+    // The rim light: a thin band inside the outline (about a third of the light wrap's).
+    const rimAmount = input.rim && productLuma < 110 ? clamp01(input.rim) * 0.55 : 0;
+    const rimInner =
+      rimAmount > 0 ? boxBlur(Float32Array.from(alpha), w, h, Math.max(1, Math.round(edgeR / 2)), 2) : undefined;
     for (let y = 0; y < h; y++) {
       const Y = p.top + y;
       if (Y < 0 || Y >= H) continue;
@@ -119,10 +128,17 @@ export async function composite(input: CompositeInput): Promise<CompositeOutput>
         const lit = 0.6 + 0.4 * clamp01(0.5 + lightSide * (0.5 - u) * 2);
         const wrap = 0.15 * edge * lit;
         const o = (Y * W + X) * 3;
+        let rim = 0;
+        if (rimInner) {
+          const band = clamp01((1 - rimInner[i]!) * 2.5) * a;
+          const toward = clamp01(0.35 + 0.65 * lightSide * (0.5 - u) * 2 + 0.5 * lightTop * (0.5 - v));
+          rim = rimAmount * band * toward;
+        }
         for (let c = 0; c < 3; c++) {
           const src = rgba[i * 4 + c]! * tint[c]! * gain;
           const bg = input.backdrop[o + c]!;
-          const col = src * (1 - wrap) + bg * wrap;
+          let col = src * (1 - wrap) + bg * wrap;
+          if (rim > 0) col += (Math.max(bg, 200) - col) * rim;
           canvas[o + c] = canvas[o + c]! * (1 - a) + col * a;
         }
         const m = Y * W + X;
@@ -422,4 +438,219 @@ function reflect(
       for (let c = 0; c < 3; c++) canvas[o + c] = canvas[o + c]! * (1 - a) + rgba[i * 4 + c]! * a;
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The brand logo (the `logo` lever).
+
+/** A decoded logo: straight RGBA, trimmed to its visible part. */
+export interface LogoImage {
+  rgba: Buffer;
+  width: number;
+  height: number;
+  /** It has transparency (else it is placed as an opaque badge). */
+  transparent: boolean;
+}
+
+/** Decodes and trims a logo (PNG/SVG/JPEG...), bounded; undefined when it cannot be read. */
+export async function loadLogo(bytes: Buffer, maxInputPixels = 16_000_000): Promise<LogoImage | undefined> {
+  try {
+    // A vector logo is rasterised at about 1600 px on its long side, whatever size it declares.
+    const meta = await sharp(bytes, { limitInputPixels: false }).metadata();
+    const long = Math.max(meta.width ?? 0, meta.height ?? 0);
+    const density = meta.format === 'svg' && long > 0 ? Math.min(600, Math.max(4, (72 * 1600) / long)) : 72;
+    const img = sharp(bytes, { limitInputPixels: maxInputPixels, failOn: 'truncated', density })
+      .autoOrient()
+      .toColourspace('srgb')
+      .ensureAlpha();
+    const { data, info } = await img
+      .resize(1600, 1600, { fit: 'inside', withoutEnlargement: true })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const { width: w, height: h } = info;
+    let transparent = false;
+    let l = w;
+    let t = h;
+    let r = -1;
+    let b = -1;
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const a = data[(y * w + x) * 4 + 3]!;
+        if (a < 250) transparent = true;
+        if (a >= 8) {
+          if (x < l) l = x;
+          if (x > r) r = x;
+          if (y < t) t = y;
+          if (y > b) b = y;
+        }
+      }
+    }
+    if (r < 0) return undefined;
+    const width = r - l + 1;
+    const height = b - t + 1;
+    const rgba = Buffer.alloc(width * height * 4);
+    for (let y = 0; y < height; y++)
+      data.copy(rgba, y * width * 4, ((t + y) * w + l) * 4, ((t + y) * w + l + width) * 4);
+    return { rgba, width, height, transparent };
+  } catch {
+    return undefined;
+  }
+}
+
+export interface LogoPlacementInput {
+  width: number;
+  height: number;
+  /** Products' boxes (px): the logo keeps clear of them. */
+  avoid: PlacedBox[];
+  /** `corner`: a small mark in the emptiest corner; `backdrop`: larger, printed on the wall. */
+  placement: 'corner' | 'backdrop';
+  /** Floor line, fraction of the height (a printed logo stays on the wall above it). */
+  horizon: number;
+}
+
+interface PlacedBox {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+const overlap = (a: PlacedBox, b: PlacedBox) =>
+  Math.max(0, Math.min(a.left + a.width, b.left + b.width) - Math.max(a.left, b.left)) *
+  Math.max(0, Math.min(a.top + a.height, b.top + b.height) - Math.max(a.top, b.top));
+
+/** Gap (px) between two boxes, 0 when they touch or overlap. */
+const gap = (a: PlacedBox, b: PlacedBox) =>
+  Math.hypot(
+    Math.max(0, a.left - (b.left + b.width), b.left - (a.left + a.width)),
+    Math.max(0, a.top - (b.top + b.height), b.top - (a.top + a.height)),
+  );
+
+/**
+ * Where the logo goes: its size from a target share of the frame (about 1% for a corner mark, 2.2%
+ * printed on the wall), bounded in width and height; a corner mark takes the corner farthest from
+ * the products (top corners preferred a little), kept 4.5% of the short side from the edges; a
+ * printed one the widest free stretch of wall beside or above the products. Undefined when it
+ * would have to cover a product.
+ */
+export function logoBox(logo: { width: number; height: number }, input: LogoPlacementInput): PlacedBox | undefined {
+  const { width: W, height: H } = input;
+  const aspect = logo.width / logo.height;
+  const share = input.placement === 'corner' ? 0.0105 : 0.022;
+  let h = Math.sqrt((share * W * H) / aspect);
+  let w = h * aspect;
+  const maxW = (input.placement === 'corner' ? 0.26 : 0.36) * W;
+  const maxH = (input.placement === 'corner' ? 0.09 : 0.16) * H;
+  if (w > maxW) {
+    h *= maxW / w;
+    w = maxW;
+  }
+  if (h > maxH) {
+    w *= maxH / h;
+    h = maxH;
+  }
+  w = Math.max(4, Math.round(w));
+  h = Math.max(4, Math.round(h));
+  const m = Math.round(0.045 * Math.min(W, H));
+  const pad = Math.round(0.02 * Math.min(W, H));
+  const candidates: { box: PlacedBox; bias: number }[] = [];
+  if (input.placement === 'corner') {
+    candidates.push(
+      { box: { left: W - m - w, top: m, width: w, height: h }, bias: 1.15 },
+      { box: { left: m, top: m, width: w, height: h }, bias: 1.1 },
+      { box: { left: W - m - w, top: H - m - h, width: w, height: h }, bias: 1 },
+      { box: { left: m, top: H - m - h, width: w, height: h }, bias: 0.95 },
+    );
+  } else {
+    const wallBottom = Math.max(h + m, input.horizon * H - 0.06 * H);
+    const top = Math.max(m, Math.round(Math.min(wallBottom - h, 0.2 * H)));
+    for (const fx of [0.5, 0.25, 0.75, 0.18, 0.82]) {
+      candidates.push({
+        box: { left: Math.round(Math.min(W - m - w, Math.max(m, fx * W - w / 2))), top, width: w, height: h },
+        bias: fx === 0.5 ? 1.1 : 1,
+      });
+    }
+  }
+  let best: { box: PlacedBox; score: number } | undefined;
+  for (const c of candidates) {
+    const grown = {
+      left: c.box.left - pad,
+      top: c.box.top - pad,
+      width: c.box.width + 2 * pad,
+      height: c.box.height + 2 * pad,
+    };
+    if (input.avoid.some((p) => overlap(grown, p) > 0)) continue;
+    const clear = Math.min(Math.max(W, H), ...input.avoid.map((p) => gap(c.box, p)));
+    const score = clear * c.bias;
+    if (!best || score > best.score) best = { box: c.box, score };
+  }
+  return best?.box;
+}
+
+/**
+ * Draws the logo into `rgb` (bytes, width × height × 3) at `box`, in place. Resampled once
+ * (premultiplied). When its colours would not read against what is behind it (a dark mark on a
+ * dark wall), it is drawn as a one-colour mark, near-white or charcoal, whichever contrasts. A
+ * `printed` logo takes the wall's light and texture (multiplied by the wall's shading, 92% ink).
+ */
+export async function drawLogo(
+  rgb: Uint8Array,
+  width: number,
+  logo: LogoImage,
+  box: PlacedBox,
+  printed: boolean,
+): Promise<void> {
+  const { data } = await sharp(logo.rgba, { raw: { width: logo.width, height: logo.height, channels: 4 } })
+    .resize(box.width, box.height, { fit: 'fill', kernel: 'lanczos3' })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const n = box.width * box.height;
+  let bg = 0;
+  for (let i = 0; i < n; i++) {
+    const o = ((box.top + Math.floor(i / box.width)) * width + box.left + (i % box.width)) * 3;
+    bg += luma(rgb[o]!, rgb[o + 1]!, rgb[o + 2]!);
+  }
+  bg /= n;
+  // Legible when a good part (40%) of the mark's ink is 3:1 apart from what is behind it (WCAG's ratio for
+  // graphics); else a one-colour mark (its light parts knocked out), near-white on a deep wall,
+  // charcoal on a light one.
+  const wall = relativeLuminance(bg, bg, bg);
+  let legible = 0;
+  let inkW = 0;
+  for (let i = 0; i < n; i++) {
+    const a = data[i * 4 + 3]! / 255;
+    if (a <= 0) continue;
+    const ink = relativeLuminance(data[i * 4]!, data[i * 4 + 1]!, data[i * 4 + 2]!);
+    if ((Math.max(wall, ink) + 0.05) / (Math.min(wall, ink) + 0.05) >= 3) legible += a;
+    inkW += a;
+  }
+  const mono = logo.transparent && legible < 0.4 * inkW ? (wall < 0.3 ? [246, 245, 242] : [30, 30, 32]) : undefined;
+  for (let i = 0; i < n; i++) {
+    let a0 = data[i * 4 + 3]! / 255;
+    if (mono && a0 > 0) {
+      const l = luma(data[i * 4]!, data[i * 4 + 1]!, data[i * 4 + 2]!) / 255;
+      a0 *= clamp01((0.78 - l) / 0.2);
+    }
+    if (a0 <= 0) continue;
+    const a = printed ? a0 * 0.92 : a0;
+    const x = box.left + (i % box.width);
+    const y = box.top + Math.floor(i / box.width);
+    const o = (y * width + x) * 3;
+    const shade = printed
+      ? Math.min(1.08, Math.max(0.85, luma(rgb[o]!, rgb[o + 1]!, rgb[o + 2]!) / Math.max(1, bg)))
+      : 1;
+    for (let c = 0; c < 3; c++) {
+      const src = (mono ? mono[c]! : data[i * 4 + c]!) * shade;
+      rgb[o + c] = byte(rgb[o + c]! * (1 - a) + src * a);
+    }
+  }
+}
+
+/** WCAG relative luminance (0..1) of an sRGB colour. */
+function relativeLuminance(r: number, g: number, b: number): number {
+  const lin = (v: number) => {
+    const c = v / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
 }

@@ -34,6 +34,13 @@ export interface LayoutInput {
   items: LayoutItem[];
   /** The backdrop's floor line and light, when its maker said (they win over the preset's). */
   hints?: { horizon: number; lightAngle: number };
+  /** Force this layout instead of the variation's (a refinement's steering). */
+  preset?: LayoutName;
+  /**
+   * Multiplier on the products' linear size (a refinement's steering), 0.6..1.8 (clamped); the
+   * frame's margins still bound it. Default 1.
+   */
+  scale?: number;
 }
 
 export interface Placement extends PlacedBox {
@@ -173,7 +180,9 @@ const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v
 export function computeLayout(input: LayoutInput): SceneLayout {
   const { width: W, height: H } = input;
   if (!(W >= 16 && H >= 16)) throw new RangeError('layout: the frame must be at least 16×16 px');
-  const variation = (((Math.floor(input.variationIndex) % 4) + 4) % 4) as 0 | 1 | 2 | 3;
+  const forced = input.preset ? LAYOUT_NAMES.indexOf(input.preset) : -1;
+  const variation = (forced >= 0 ? forced : ((Math.floor(input.variationIndex) % 4) + 4) % 4) as 0 | 1 | 2 | 3;
+  const scale = input.scale === undefined || !Number.isFinite(input.scale) ? 1 : clamp(input.scale, 0.6, 1.8);
   const preset = PRESETS[variation]!;
   const margin = Math.max(2, Math.round(Math.min(W, H) * 0.06));
 
@@ -201,13 +210,14 @@ export function computeLayout(input: LayoutInput): SceneLayout {
   const widen = W / H < 0.85 ? 1.3 : 1;
 
   // Natural sizes (before fitting): the hero's target area bounded by the frame, rows smaller.
-  const heroArea = preset.area * W * H * (n > 1 ? 0.8 : 1);
+  const heroArea = preset.area * W * H * (n > 1 ? 0.8 : 1) * scale * scale;
   const natural = items.map((it, i) => {
     const s = preset.rows[rowOf(i)]!;
     let h = Math.sqrt(heroArea / it.aspect) * s;
     let w = h * it.aspect;
-    const maxH = preset.maxH * H * s;
-    const maxW = Math.min(0.8, preset.maxW * widen) * W * s;
+    const maxH = (scale === 1 ? preset.maxH : Math.min(0.9, preset.maxH * scale)) * H * s;
+    const maxW =
+      (scale === 1 ? Math.min(0.8, preset.maxW * widen) : Math.min(0.9, preset.maxW * widen * scale)) * W * s;
     if (h > maxH) {
       w *= maxH / h;
       h = maxH;
@@ -227,7 +237,7 @@ export function computeLayout(input: LayoutInput): SceneLayout {
     boxes = arrange(items, natural, order, rowOf, k, base, H);
     const left = Math.min(...boxes.map((b) => b.left));
     const right = Math.max(...boxes.map((b) => b.left + b.w));
-    const fitW = Math.min(W - 2 * margin, Math.min(1, preset.groupW * widen) * W) / (right - left);
+    const fitW = Math.min(W - 2 * margin, Math.min(1, preset.groupW * widen * Math.max(1, scale)) * W) / (right - left);
     const fitH = Math.min(
       ...boxes.map((b, i) => (items[i]!.croppedBottom ? (H - margin) / b.h : (b.base - margin) / b.h)),
     );

@@ -5,6 +5,12 @@
  * light nudge toward the scene and matching grain (composite.ts). Offline, CPU only, no keys;
  * deterministic for the same request and seed.
  *
+ * A refinement's `steering` (scene-engine.ts, planned by steering.ts) pulls levers on top: the
+ * layout from the source's variation, forced or scaled (layout.ts); the set calmed, the products
+ * separated from it, brand colours brought in (backdrop.ts), all before the products go in so they
+ * take its light; a rim light on a dark product on a dark set and the brand logo (composite.ts).
+ * Without steering the output is exactly what it was without the levers.
+ *
  * Cut-outs are cached per engine (by the product bytes' hash), so a forge's four variations cut
  * each product once.
  */
@@ -13,15 +19,26 @@ import sharp from 'sharp';
 import {
   type EngineWarning,
   GenerationError,
+  type PlacedBox,
   type SceneEngine,
   type SceneRequest,
   type SceneResult,
 } from '../scene-engine.ts';
-import { backdropStats, estimateHints, studioBackdrop } from './backdrop.ts';
-import { composite } from './composite.ts';
+import {
+  backdropStats,
+  chroma,
+  estimateHints,
+  paintAccents,
+  type SteerFocus,
+  separateBackdrop,
+  simplifyBackdrop,
+  studioBackdrop,
+  surroundLuma,
+} from './backdrop.ts';
+import { composite, drawLogo, type LogoImage, loadLogo, logoBox } from './composite.ts';
 import { type Cutout, cutOutProduct, DEFAULT_MAX_INPUT_PIXELS } from './cutout.ts';
 import { computeLayout } from './layout.ts';
-import { luma } from './raster.ts';
+import { luma, parseHex } from './raster.ts';
 
 export interface LocalSceneEngineOptions {
   /** The long side the engine is tuned for (px); cut-outs are worked at up to that size. Default 1024. */
@@ -78,6 +95,13 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
     }
     checkAbort(req.signal);
     const warnings: EngineWarning[] = [];
+    const steering = req.steering;
+    // The layout: the variation's, or (a refinement) the source's, a forced one, and a size.
+    const layoutOf = {
+      variationIndex: steering?.baseLayout ?? req.variationIndex,
+      preset: steering?.placement,
+      scale: steering?.scale,
+    };
 
     const cutouts = await Promise.all(req.products.map((p) => cutout(p.bytes)));
     checkAbort(req.signal);
@@ -95,6 +119,7 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
 
     // The backdrop: the request's, cover-cropped to the exact size; else a studio sweep.
     let backdrop: Uint8Array | undefined;
+    let backdropGiven = false;
     let hints = req.backdropHints;
     if (req.backdrop) {
       try {
@@ -107,6 +132,7 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
           .raw()
           .toBuffer({ resolveWithObject: true });
         backdrop = new Uint8Array(data.buffer, data.byteOffset, data.length);
+        backdropGiven = true;
       } catch (err) {
         warnings.push({
           code: 'BACKDROP_UNREADABLE',
@@ -117,7 +143,7 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
       if (backdrop && !hints) {
         const est = estimateHints(backdrop, W, H);
         if (est.horizon !== undefined || est.lightAngle !== undefined) {
-          const preset = computeLayout({ width: W, height: H, variationIndex: req.variationIndex, items: [] });
+          const preset = computeLayout({ width: W, height: H, ...layoutOf, items: [] });
           hints = { horizon: est.horizon ?? preset.horizon, lightAngle: est.lightAngle ?? preset.lightAngle };
         }
       }
@@ -126,7 +152,7 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
 
     if (cutouts.length === 0) {
       // No product to place: the scene is the set itself, dressed for the prompt.
-      const layout = computeLayout({ width: W, height: H, variationIndex: req.variationIndex, items: [], hints });
+      const layout = computeLayout({ width: W, height: H, ...layoutOf, items: [], hints });
       const set =
         backdrop ??
         studioBackdrop({
@@ -153,7 +179,7 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
     const layout = computeLayout({
       width: W,
       height: H,
-      variationIndex: req.variationIndex,
+      ...layoutOf,
       items: cutouts.map((c) => ({ aspect: c.width / c.height, croppedBottom: c.touches.bottom })),
       hints,
     });
@@ -183,6 +209,66 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
         seed: req.seed,
       });
     }
+    // A refinement's levers on the set, before the products go in (they take its light).
+    let rim = 0;
+    let logo: LogoImage | undefined;
+    let printedLogo: PlacedBox | undefined;
+    if (steering) {
+      const focus: SteerFocus = {
+        box: unionBox(layout.placements),
+        productLuma: meanProductLuma(cutouts),
+        horizon: layout.horizon,
+      };
+      if (steering.logo && !steering.logo.bytes) {
+        warnings.push({
+          code: 'LOGO_MISSING',
+          message: 'The steering asked for the logo but no logo image was given; the scene was made without it.',
+          severity: 'warning',
+        });
+      } else if (steering.logo?.bytes) {
+        logo = await loadLogo(steering.logo.bytes, maxInputPixels);
+        if (!logo) {
+          warnings.push({
+            code: 'LOGO_UNREADABLE',
+            message: 'The logo image could not be read; the scene was made without it.',
+            severity: 'warning',
+          });
+        }
+      }
+      const simplify = clampLever(steering.simplifyBackdrop);
+      if (simplify > 0) simplifyBackdrop(backdrop, W, H, simplify, req.seed, focus);
+      const contrast = clampLever(steering.contrast);
+      if (contrast > 0) {
+        separateBackdrop(backdrop, W, H, contrast, focus);
+        // A dark product that still sits on a dark surround gets a rim of light.
+        const around = surroundLuma(backdrop, W, H, focus.box);
+        if (focus.productLuma < 110 && around - focus.productLuma < 70) rim = contrast;
+      }
+      const accents = (steering.accentColors ?? [])
+        .map((hex) => parseHex(hex))
+        .filter((c): c is [number, number, number] => c !== undefined && chroma(c) >= 12);
+      if (accents.length > 0) {
+        paintAccents(backdrop, W, H, {
+          colors: accents.slice(0, 2),
+          // The engine's own studio set gets a coloured floor; a backdrop photo a wash on its wall.
+          surface: backdropGiven ? 'wall' : 'floor',
+          horizon: layout.horizon,
+          lightAngle: layout.lightAngle,
+          focus,
+          productColor: meanProductColor(cutouts),
+        });
+      }
+      if (logo && steering.logo?.placement === 'backdrop') {
+        printedLogo = logoBox(logo, {
+          width: W,
+          height: H,
+          avoid: layout.placements,
+          placement: 'backdrop',
+          horizon: layout.horizon,
+        });
+        if (printedLogo) await drawLogo(backdrop, W, logo, printedLogo, true);
+      }
+    }
     const stats = backdropStats(backdrop, W, H);
     checkAbort(req.signal);
 
@@ -195,8 +281,33 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
       products: cutouts,
       seed: req.seed,
       glossy: GLOSSY.test(req.prompt ?? ''),
+      ...(rim > 0 ? { rim } : {}),
     });
     checkAbort(req.signal);
+    let logoBoxes: PlacedBox[] | undefined;
+    if (logo) {
+      const box =
+        printedLogo ??
+        (steering?.logo?.placement === 'backdrop'
+          ? undefined
+          : logoBox(logo, {
+              width: W,
+              height: H,
+              avoid: layout.placements,
+              placement: 'corner',
+              horizon: layout.horizon,
+            }));
+      if (box && !printedLogo) await drawLogo(rgb, W, logo, box, false);
+      if (box) logoBoxes = [box];
+      else {
+        warnings.push({
+          code: 'LOGO_NOT_PLACED',
+          message:
+            'There was no free place for the logo that would not cover a product; the scene was made without it.',
+          severity: 'info',
+        });
+      }
+    }
     const png = await sharp(rgb, { raw: { width: W, height: H, channels: 3 } })
       .png({ compressionLevel: 6, adaptiveFiltering: false })
       .toBuffer();
@@ -206,12 +317,42 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
       height: H,
       productBoxes: layout.placements.map(({ left, top, width, height }) => ({ left, top, width, height })),
       productMask: Buffer.from(mask.buffer, mask.byteOffset, mask.length),
+      ...(logoBoxes ? { logoBoxes } : {}),
       warnings,
       engine: 'local',
     };
   }
 
   return { name: 'local', generate };
+}
+
+const clampLever = (v: number | undefined) =>
+  v === undefined || !Number.isFinite(v) ? 0 : Math.min(1, Math.max(0, v));
+
+/** The products' union box (px). */
+function unionBox(boxes: PlacedBox[]): PlacedBox {
+  const left = Math.min(...boxes.map((b) => b.left));
+  const top = Math.min(...boxes.map((b) => b.top));
+  const right = Math.max(...boxes.map((b) => b.left + b.width));
+  const bottom = Math.max(...boxes.map((b) => b.top + b.height));
+  return { left, top, width: right - left, height: bottom - top };
+}
+
+/** Alpha-weighted mean colour of the cut-outs (sampled). */
+function meanProductColor(cutouts: Cutout[]): [number, number, number] {
+  const sum = [0, 0, 0];
+  let weight = 0;
+  for (const c of cutouts) {
+    const n = c.width * c.height;
+    const step = Math.max(1, Math.floor(n / 20_000));
+    for (let i = 0; i < n; i += step) {
+      const a = c.rgba[i * 4 + 3]! / 255;
+      if (a <= 0) continue;
+      for (let k = 0; k < 3; k++) sum[k] = sum[k]! + c.rgba[i * 4 + k]! * a;
+      weight += a;
+    }
+  }
+  return weight > 0 ? [sum[0]! / weight, sum[1]! / weight, sum[2]! / weight] : [128, 128, 128];
 }
 
 function checkAbort(signal: AbortSignal | undefined): void {
