@@ -108,6 +108,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
   const inputs = createInputsResolver({ db, plans, brandDna: brandDnaModule.service });
   const scenesModule = createScenesModule({
     db,
+    plans,
     storage,
     jobs,
     clock,

@@ -124,9 +124,38 @@ export interface PromptEnhancementsTable {
   failed_at: string | null;
 }
 
+/** A refinement of a forge (migration 0010): its variations are generated_images rows with its id. */
+export interface SceneRefinementsTable {
+  id: string;
+  scene_forge_id: string;
+  organization_id: string;
+  /** The source variation's generation + 1. */
+  generation: number;
+  /** attention_potential, conversion or brand_awareness. */
+  steer_objective: string;
+  source_variation_id: string;
+  /** Kept so the refinement still names its source if the source goes away. */
+  source_label: string;
+  source_asset_id: string;
+  /** JSON: the source's scores when the refinement was made. */
+  source_scores: string | null;
+  /** JSON: the engine levers (SceneSteering) the variations are made with. */
+  steering: string;
+  /** JSON array: human names of the levers applied. */
+  levers: string;
+  /** JSON array: the critique's prompt patches appended to the prompt. */
+  prompt_patches: string;
+  /** applied, partial or none (docs/decisions.md). */
+  steering_applied: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface GenerationTables {
   scene_forges: SceneForgesTable;
   generated_images: GeneratedImagesTable;
   environment_generations: EnvironmentGenerationsTable;
   prompt_enhancements: PromptEnhancementsTable;
+  scene_refinements: SceneRefinementsTable;
 }

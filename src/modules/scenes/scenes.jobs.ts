@@ -1,20 +1,27 @@
 import { Type } from 'typebox';
-import { toJson } from '../../adapters/db/columns.ts';
+import { fromJson, toJson } from '../../adapters/db/columns.ts';
 import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
 import type { Clock } from '../../clock.ts';
-import { type AspectRatio, GenerationError, outputSize, type SceneResult } from '../../engines/image/scene-engine.ts';
+import {
+  type AspectRatio,
+  GenerationError,
+  outputSize,
+  type SceneResult,
+  type SceneSteering,
+} from '../../engines/image/scene-engine.ts';
 import sharp from 'sharp';
 import { Uuid } from '../../http/schemas.ts';
 import { defineJob, type JobDefinition, type JobRef } from '../../jobs/types.ts';
 import type { AssetsService } from '../assets/assets.service.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
 import type { GenerationEngines } from '../generation/engines.ts';
-import type { Warning } from '../generation/generation.schemas.ts';
-import { fromJson } from '../../adapters/db/columns.ts';
-import type { GenerationInputs } from '../generation/inputs.ts';
-import { readInput } from '../generation/inputs.ts';
-import { scorePng } from '../generation/scoring.ts';
-import type { ForgeRow, ScenesRepo, VariationRow } from './scenes.repo.ts';
+import type { Scores, Warning } from '../generation/generation.schemas.ts';
+import { type GenerationInputs, readInput } from '../generation/inputs.ts';
+import { analyzePng } from '../generation/scoring.ts';
+import type { ForgeRow, RefinementRow, ScenesRepo, VariationRow } from './scenes.repo.ts';
+import { buildCritique } from '../../engines/critique/critique.ts';
+import type { ImageFeatures } from '../../engines/critique/features.ts';
+import type { ScoreName } from '../../engines/critique/scores.ts';
 
 const VariationPayload = Type.Object({ variationId: Uuid });
 
@@ -39,6 +46,22 @@ export interface SceneJobsDeps {
 async function storedResult(png: Buffer): Promise<SceneResult> {
   const meta = await sharp(png).metadata();
   return { png, width: meta.width ?? 0, height: meta.height ?? 0, productBoxes: [], warnings: [], engine: 'stored' };
+}
+
+/** Layouts of the local engine; a variation's position picks one, modulo this. */
+const LAYOUTS = 4;
+
+/** Steering as stored with a refinement: the logo without its bytes (taken from the brand's logo asset). */
+export type StoredSteering = Omit<SceneSteering, 'logo'> & { logo?: { placement?: 'corner' | 'backdrop' } };
+
+/** Each score minus the source's, one decimal. */
+export function scoreDeltas(scores: Scores, source: Scores): Scores {
+  const d = (k: keyof Scores) => Math.round((scores[k] - source[k]) * 10) / 10;
+  return {
+    attention_potential: d('attention_potential'),
+    conversion: d('conversion'),
+    brand_awareness: d('brand_awareness'),
+  };
 }
 
 const FAILED_AFTER_RETRIES = 'The image could not be generated after several attempts; try again';
@@ -70,7 +93,7 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
     v: VariationRow,
     forge: ForgeRow,
     inputs: GenerationInputs,
-    o: { aspectRatio: AspectRatio; width: number; height: number; palette: string[] },
+    o: { aspectRatio: AspectRatio; width: number; height: number; palette: string[]; steering?: SceneSteering },
     signal: AbortSignal,
   ): Promise<SceneResult> {
     const products = [];
@@ -98,11 +121,13 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
     }
     signal.throwIfAborted();
     return deps.engines.scene.generate({
-      prompt: forge.prompt,
+      // A refinement's variations carry the prompt with the critique's patches.
+      prompt: v.refinement_id ? v.blending_prompt : forge.prompt,
       aspectRatio: o.aspectRatio,
       width: o.width,
       height: o.height,
-      variationIndex: v.position,
+      variationIndex: v.position % LAYOUTS,
+      ...(o.steering ? { steering: o.steering } : {}),
       seed: v.seed,
       products,
       backdrop,
@@ -110,6 +135,45 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
       palette: o.palette,
       signal,
     });
+  }
+
+  /** A refinement's stored levers, with the brand logo's bytes put back when they name it. */
+  async function steeringOf(refinement: RefinementRow, inputs: GenerationInputs): Promise<SceneSteering> {
+    const stored = fromJson<StoredSteering>(refinement.steering, {});
+    const { logo, ...rest } = stored;
+    if (!logo || !inputs.brand.logo) return rest;
+    return {
+      ...rest,
+      logo: {
+        bytes: await readInput(deps.storage, inputs.brand.logo),
+        ...(logo.placement ? { placement: logo.placement } : {}),
+      },
+    };
+  }
+
+  /** The critique of a completed variation: `completed` with the object, or `failed` (logged). */
+  function critiqueOf(
+    features: ImageFeatures,
+    scores: Scores,
+    forge: ForgeRow,
+    inputs: GenerationInputs,
+    refinement: RefinementRow | undefined,
+  ): { status: string; body: string | null } {
+    try {
+      const critique = buildCritique({
+        features,
+        scores,
+        campaignId: forge.id,
+        ...(refinement ? { objective: refinement.steer_objective as ScoreName } : {}),
+        prompt: forge.prompt,
+        createdAt: now(),
+        palette: (inputs.dna?.palette ?? []).map((c) => c.hex),
+        brandTone: inputs.dna?.tone ?? [],
+      });
+      return { status: 'completed', body: toJson(critique) };
+    } catch {
+      return { status: 'failed', body: null };
+    }
   }
 
   const variation = defineJob({
@@ -128,11 +192,19 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
       const { width, height } = outputSize(aspectRatio, deps.longSide);
       const palette = (inputs.dna?.palette ?? []).map((c) => c.hex);
       try {
+        const refinement = v.refinement_id ? await deps.repo.refinementById(v.refinement_id) : undefined;
+        const steering = refinement ? await steeringOf(refinement, inputs) : undefined;
         // A run after an earlier one stored the image (and died before finishing) scores that image.
         const stored = await deps.assets.readGenerated(v.asset_id);
         const result = stored
           ? await storedResult(stored)
-          : await generate(v, forge, inputs, { aspectRatio, width, height, palette }, ctx.signal);
+          : await generate(
+              v,
+              forge,
+              inputs,
+              { aspectRatio, width, height, palette, ...(steering ? { steering } : {}) },
+              ctx.signal,
+            );
         ctx.signal.throwIfAborted();
         if (!stored) {
           await deps.assets.storeGenerated({
@@ -146,7 +218,16 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
             tags: ['generated', 'scene'],
           });
         }
-        const scores = await scorePng(result.png, { productMask: result.productMask, palette });
+        const { scores, features } = await analyzePng(result.png, {
+          productMask: result.productMask,
+          palette,
+          ...(result.logoBoxes ? { logoBoxes: result.logoBoxes } : {}),
+        });
+        const sourceScores = refinement?.source_scores
+          ? fromJson<Scores>(refinement.source_scores, null as never)
+          : undefined;
+        const critique =
+          v.critique_status === null ? undefined : critiqueOf(features, scores, forge, inputs, refinement);
         const warnings: Warning[] = [...fromJson<Warning[]>(v.warnings, []), ...result.warnings];
         const done = await deps.repo.finish(
           variationId,
@@ -155,8 +236,10 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
             width: result.width,
             height: result.height,
             scores: toJson(scores),
+            ...(sourceScores ? { score_deltas: toJson(scoreDeltas(scores, sourceScores)) } : {}),
             warnings: toJson(warnings),
             engine: result.engine,
+            ...(critique ? { critique_status: critique.status, critique: critique.body } : {}),
           },
           now(),
         );

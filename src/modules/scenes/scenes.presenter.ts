@@ -1,8 +1,8 @@
 import { fromJson } from '../../adapters/db/columns.ts';
 import type { AssetsService } from '../assets/assets.service.ts';
 import type { GenerationAssetRef, Scores, Warning } from '../generation/generation.schemas.ts';
-import type { ForgeRow, ScenesRepo, VariationRow } from './scenes.repo.ts';
-import type { SceneForge, Variation } from './scenes.schemas.ts';
+import type { ForgeRow, RefinementRow, ScenesRepo, VariationRow } from './scenes.repo.ts';
+import type { Refinement, SceneForge, Variation } from './scenes.schemas.ts';
 
 type Refs = Awaited<ReturnType<AssetsService['refs']>>;
 
@@ -43,19 +43,46 @@ export function presentVariation(v: VariationRow, refs: Refs): Variation {
   if (v.completed_at) out.completedAt = v.completed_at;
   if (v.failed_at) out.failedAt = v.failed_at;
   if (v.critique_status) out.critiqueStatus = v.critique_status;
-  if (v.critique) out.critique = fromJson<Record<string, unknown>>(v.critique, {});
+  if (v.critique) out.critique = fromJson<Variation['critique']>(v.critique, undefined);
   return out;
+}
+
+/** A refinement as the spec's Refinement; `sourceDeleted` once its source image is gone. */
+function presentRefinement(x: RefinementRow, forgeVariations: VariationRow[], refs: Refs): Refinement {
+  const sourceDeleted = !refs.has(x.source_asset_id);
+  return {
+    refinementId: x.id,
+    generation: x.generation,
+    steerObjective: x.steer_objective,
+    sourceVariation: {
+      generatedImageId: x.source_variation_id,
+      label: x.source_label,
+      ...(sourceDeleted ? {} : { asset: ref(refs, x.source_asset_id, 'image') }),
+      ...(x.source_scores ? { scores: fromJson<Scores>(x.source_scores, null as never) } : {}),
+      sourceDeleted,
+    },
+    steeringApplied: x.steering_applied as Refinement['steeringApplied'],
+    levers: fromJson<string[]>(x.levers, []),
+    promptPatches: fromJson<string[]>(x.prompt_patches, []),
+    status: x.status as Refinement['status'],
+    variations: forgeVariations.filter((v) => v.refinement_id === x.id).map((v) => presentVariation(v, refs)),
+    createdAt: x.created_at,
+    updatedAt: x.updated_at,
+  };
 }
 
 /** Forges with their variations and fresh signed links to every asset they name, in one pass. */
 export async function presentForges(
   rows: ForgeRow[],
   orgId: string,
-  repo: Pick<ScenesRepo, 'variationsOf'>,
+  repo: Pick<ScenesRepo, 'variationsOf' | 'refinementsOf'>,
   assets: Pick<AssetsService, 'refs'>,
 ): Promise<SceneForge[]> {
-  const variations = await repo.variationsOf(rows.map((r) => r.id));
+  const forgeIds = rows.map((r) => r.id);
+  const variations = await repo.variationsOf(forgeIds);
+  const refinements = await repo.refinementsOf(forgeIds);
   const ids = new Set<string>();
+  for (const r of refinements) ids.add(r.source_asset_id);
   for (const r of rows) {
     for (const id of fromJson<string[]>(r.product_asset_ids, [])) ids.add(id);
     if (r.environment_asset_id) ids.add(r.environment_asset_id);
@@ -78,7 +105,9 @@ export async function presentForges(
       productAssets,
       assetSource: { productAssets, ...(environmentAsset ? { environmentAsset } : {}) },
       variations: own.filter((v) => v.generation === 1).map((v) => presentVariation(v, refs)),
-      refinedVariations: [],
+      refinedVariations: refinements
+        .filter((x) => x.scene_forge_id === r.id)
+        .map((x) => presentRefinement(x, own, refs)),
       useBrandDna: r.use_brand_dna === 1,
       status: r.status as SceneForge['status'],
       createdAt: r.created_at,

@@ -2,11 +2,34 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../../adapters/db/database.ts';
 import type { DB } from '../../adapters/db/schema.ts';
 import { type GenerationStatus, PARTNERS } from '../generation/generation.schemas.ts';
-import type { GeneratedImagesTable, SceneForgesTable } from '../generation/generation.tables.ts';
+import type { GeneratedImagesTable, SceneForgesTable, SceneRefinementsTable } from '../generation/generation.tables.ts';
 import { rollUpStatus } from '../generation/rollup.ts';
 
 export type ForgeRow = SceneForgesTable;
 export type VariationRow = GeneratedImagesTable;
+export type RefinementRow = SceneRefinementsTable;
+
+/** The pool a variation takes one unit of. */
+export const IMAGE_POOL = 'image_generations';
+
+/** Defaults of a variation row; creators fill in the rest. */
+export const blankVariation = {
+  refinement_id: null,
+  source_variation_id: null,
+  width: null,
+  height: null,
+  liked: 0,
+  disliked: 0,
+  scores: null,
+  score_deltas: null,
+  critique_status: null,
+  critique: null,
+  engine: null,
+  error_code: null,
+  error_message: null,
+  completed_at: null,
+  failed_at: null,
+} satisfies Partial<VariationRow>;
 
 export interface ForgeListQuery {
   /** A partner slug, or `all`; the default bucket when omitted. */
@@ -41,6 +64,22 @@ export function createScenesRepo(db: Database) {
     return q.executeTakeFirst();
   }
 
+  /** Recomputes a refinement's status from its variations (inside the forge's lock). */
+  async function rollUpRefinement(trx: Tx, refinementId: string, at: string): Promise<void> {
+    const rows = await trx
+      .selectFrom('generated_images')
+      .select('status')
+      .where('refinement_id', '=', refinementId)
+      .execute();
+    const status = rollUpStatus(rows.map((r) => r.status as GenerationStatus));
+    await trx
+      .updateTable('scene_refinements')
+      .set({ status, updated_at: at })
+      .where('id', '=', refinementId)
+      .where('status', '!=', status)
+      .execute();
+  }
+
   /** Recomputes the forge's status from all its variations (inside the forge's lock). */
   async function rollUp(trx: Tx, forge: ForgeRow, at: string): Promise<void> {
     const rows = await trx
@@ -72,6 +111,39 @@ export function createScenesRepo(db: Database) {
         await trx.insertInto('scene_forges').values(forge).execute();
         await trx.insertInto('generated_images').values(variations).execute();
       });
+    },
+
+    /** A refinement and its variations, in one transaction that locks the forge. */
+    async insertRefinement(refinement: RefinementRow, variations: VariationRow[], at: string): Promise<void> {
+      await k.transaction().execute(async (trx) => {
+        const forge = await lockForge(trx, refinement.scene_forge_id);
+        await trx.insertInto('scene_refinements').values(refinement).execute();
+        await trx.insertInto('generated_images').values(variations).execute();
+        if (forge) await rollUp(trx, forge, at);
+      });
+    },
+
+    async deleteRefinement(id: string): Promise<void> {
+      await k.transaction().execute(async (trx) => {
+        await trx.deleteFrom('generated_images').where('refinement_id', '=', id).execute();
+        await trx.deleteFrom('scene_refinements').where('id', '=', id).execute();
+      });
+    },
+
+    async refinementById(id: string): Promise<RefinementRow | undefined> {
+      return k.selectFrom('scene_refinements').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    /** Refinements of these forges, oldest first. */
+    async refinementsOf(forgeIds: string[]): Promise<RefinementRow[]> {
+      if (forgeIds.length === 0) return [];
+      return k
+        .selectFrom('scene_refinements')
+        .selectAll()
+        .where('scene_forge_id', 'in', forgeIds)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
     },
 
     async deleteForge(id: string): Promise<void> {
@@ -170,7 +242,7 @@ export function createScenesRepo(db: Database) {
       return k.transaction().execute(async (trx) => {
         const v = await trx
           .selectFrom('generated_images')
-          .select(['scene_forge_id', 'status'])
+          .select(['scene_forge_id', 'status', 'refinement_id'])
           .where('id', '=', variationId)
           .executeTakeFirst();
         if (!v || v.status === 'completed' || v.status === 'failed') return false;
@@ -183,6 +255,7 @@ export function createScenesRepo(db: Database) {
             .where('id', '=', variationId)
             .execute();
         }
+        if (v.refinement_id) await rollUpRefinement(trx, v.refinement_id, at);
         await rollUp(trx, forge, at);
         return true;
       });
@@ -214,6 +287,7 @@ export function createScenesRepo(db: Database) {
           .where('id', '=', variationId)
           .where('status', 'not in', ['completed', 'failed'])
           .execute();
+        if (v.refinement_id) await rollUpRefinement(trx, v.refinement_id, at);
         if (forge) await rollUp(trx, forge, at);
         return { reservationId: v.reservation_id };
       });

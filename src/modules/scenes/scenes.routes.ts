@@ -8,6 +8,7 @@ import {
   CreateSceneForgeBody,
   ListSceneForgesQuery,
   ReactBody,
+  RefineBody,
   SceneForge,
   SceneForgeList,
   Variation,
@@ -60,6 +61,30 @@ export function scenesRoutes(deps: Pick<AppDeps, 'scenes'>): FastifyPluginAsync 
         },
       },
       async (request) => service.list(principalOf(request), request.params.brandId, request.query),
+    );
+
+    app.post(
+      '/scene-forges/:id/refinements',
+      {
+        config: { permission: 'generate' },
+        schema: {
+          summary: 'Refine a variation toward a score',
+          description:
+            'Makes a new generation of variations from a completed variation (of any generation), steered toward `steerObjective` ' +
+            'by the critique’s prompt patches and the engine’s levers (scale, placement, contrast, backdrop, brand colours, logo). ' +
+            'The forge goes back to `processing` until they finish; each new variation has `scoreDeltas` against its source. ' +
+            'Uses one `image_generations` unit per variation.',
+          tags,
+          params: IdParams,
+          body: RefineBody,
+          response: {
+            202: { ...SceneForge, description: 'The forge with the new refinement last in refinedVariations' },
+            ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 500),
+          },
+        },
+      },
+      async (request, reply) =>
+        reply.code(202).send(await service.refine(principalOf(request), request.params.id, request.body)),
     );
 
     app.patch(

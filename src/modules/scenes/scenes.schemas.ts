@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { Critique } from '../../engines/critique/critique.schema.ts';
 import { StringEnum, Uuid } from '../../http/schemas.ts';
 import {
   AspectRatio,
@@ -67,7 +68,7 @@ export const Variation = Type.Object(
     failedAt: Type.Optional(DateTime),
     warnings: Type.Array(Warning),
     critiqueStatus: Type.Optional(Type.String()),
-    critique: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    critique: Type.Optional(Critique),
   },
   { title: 'Variation' },
 );
@@ -85,7 +86,12 @@ export const Refinement = Type.Object(
       scores: Type.Optional(Scores),
       sourceDeleted: Type.Boolean(),
     }),
-    steeringApplied: Type.String(),
+    steeringApplied: StringEnum(['applied', 'partial', 'none'] as const, {
+      description:
+        'applied: every lever the critique asked for; partial: some could not be (e.g. no brand logo); none: nothing to steer',
+    }),
+    levers: Type.Array(Type.String(), { description: 'What the engine was told to change' }),
+    promptPatches: Type.Array(Type.String(), { description: 'Critique patches appended to the prompt' }),
     status: GenerationStatus,
     variations: Type.Array(Variation),
     createdAt: DateTime,
@@ -93,6 +99,7 @@ export const Refinement = Type.Object(
   },
   { title: 'Refinement' },
 );
+export type Refinement = Static<typeof Refinement>;
 
 export const SceneForge = Type.Object(
   {
@@ -148,3 +155,26 @@ export const ReactBody = Type.Object(
   },
 );
 export type ReactBody = Static<typeof ReactBody>;
+
+export const STEER_OBJECTIVES = ['attention_potential', 'conversion', 'brand_awareness'] as const;
+export type SteerObjective = (typeof STEER_OBJECTIVES)[number];
+export const MAX_REFINEMENT_VARIATIONS = 4;
+
+export const RefineBody = Type.Object(
+  {
+    generatedImageId: Uuid,
+    steerObjective: Type.Optional(
+      StringEnum(STEER_OBJECTIVES, { default: 'attention_potential', description: 'The score to raise' }),
+    ),
+    variationCount: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_REFINEMENT_VARIATIONS,
+        default: 2,
+        description: 'Variations to make (one image_generations unit each)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type RefineBody = Static<typeof RefineBody>;

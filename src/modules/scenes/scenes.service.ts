@@ -17,20 +17,29 @@ import { reserveUnits } from '../generation/quota.ts';
 import { seedOf } from '../generation/rollup.ts';
 import { sceneVariationJob } from './scenes.jobs.ts';
 import { presentForges, presentVariation } from './scenes.presenter.ts';
-import type { ForgeRow, ScenesRepo, VariationRow } from './scenes.repo.ts';
-import type { CreateSceneForgeBody, ListSceneForgesQuery, ReactBody, SceneForge, Variation } from './scenes.schemas.ts';
+import { createRefiner } from './scenes.refine.ts';
+import type { PlanCatalog } from '../usage/plans.ts';
+import { blankVariation, type ForgeRow, IMAGE_POOL, type ScenesRepo, type VariationRow } from './scenes.repo.ts';
+import type {
+  CreateSceneForgeBody,
+  ListSceneForgesQuery,
+  ReactBody,
+  RefineBody,
+  SceneForge,
+  Variation,
+} from './scenes.schemas.ts';
 
-export const IMAGE_POOL = 'image_generations';
 /** Variations a forge starts with (spec: four). */
 export const INITIAL_VARIATIONS = 4;
 export const DEFAULT_ASPECT_RATIO = '1:1';
 
 export interface ScenesServiceDeps {
   repo: ScenesRepo;
+  plans: PlanCatalog;
   inputs: InputsResolver;
   usage: Pick<UsageLedger, 'reserve' | 'release'>;
   jobs: Pick<JobSystem, 'enqueue'>;
-  assets: Pick<AssetsService, 'refs'>;
+  assets: Pick<AssetsService, 'refs' | 'readGenerated'>;
   clock: Clock;
 }
 
@@ -41,6 +50,7 @@ export function createScenesService(deps: ScenesServiceDeps) {
   const { repo, clock } = deps;
   const now = () => clock().toISOString();
   const present = (rows: ForgeRow[], orgId: string) => presentForges(rows, orgId, repo, deps.assets);
+  const refine = createRefiner(deps);
 
   return {
     async create(p: Principal, brandId: string, body: CreateSceneForgeBody): Promise<SceneForge> {
@@ -80,6 +90,8 @@ export function createScenesService(deps: ScenesServiceDeps) {
       for (const w of sceneWarnings(toEnhancementInput(body.blendingPrompt, inputs, partner, aspectRatio))) {
         if (w.code === 'HARDSPEC_ASPECT_MISMATCH') warnings.push(w);
       }
+      // Critique comes with the plan's `critique` feature; without it, variations carry scores only.
+      const critiqued = deps.plans.entitlementsFor(p.org).features.critique === true;
       const forgeId = randomUUID();
       const at = now();
       const variationIds = Array.from({ length: INITIAL_VARIATIONS }, () => randomUUID());
@@ -123,6 +135,7 @@ export function createScenesService(deps: ScenesServiceDeps) {
           seed: seedOf(forgeId, position),
           asset_id: randomUUID(),
           warnings: toJson(warnings),
+          critique_status: critiqued ? 'pending' : null,
           reservation_id: reservations[position] ?? null,
           created_at: at,
           updated_at: at,
@@ -140,6 +153,13 @@ export function createScenesService(deps: ScenesServiceDeps) {
         throw err;
       }
       return (await present([forge], orgId))[0]!;
+    },
+
+    /** A refinement of one of the forge's completed variations; the forge, back to processing. */
+    async refine(p: Principal, forgeId: string, body: RefineBody): Promise<SceneForge> {
+      const id = await refine(p, forgeId, body);
+      const row = await repo.forgeById(id);
+      return (await present([row!], p.org.id))[0]!;
     },
 
     async get(p: Principal, id: string): Promise<SceneForge> {
@@ -205,25 +225,6 @@ export function createScenesService(deps: ScenesServiceDeps) {
 }
 
 export type ScenesService = ReturnType<typeof createScenesService>;
-
-/** Defaults of a variation row; creators fill in the rest. */
-const blankVariation = {
-  refinement_id: null,
-  source_variation_id: null,
-  width: null,
-  height: null,
-  liked: 0,
-  disliked: 0,
-  scores: null,
-  score_deltas: null,
-  critique_status: null,
-  critique: null,
-  engine: null,
-  error_code: null,
-  error_message: null,
-  completed_at: null,
-  failed_at: null,
-} satisfies Partial<VariationRow>;
 
 /** The inputs a forge was created with. */
 export const forgeInputs = (row: ForgeRow): GenerationInputs => fromJson<GenerationInputs>(row.context, null as never);

@@ -7,6 +7,7 @@ import * as m0005 from './0005_assets.ts';
 import * as m0007 from './0007_extraction.ts';
 import * as m0008 from './0008_brand_dna.ts';
 import * as m0009 from './0009_generation.ts';
+import * as m0010 from './0010_refinements.ts';
 
 /**
  * Every migration, in order. Names sort in the order they run; a released migration never changes.
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0007_extraction': m0007,
   '0008_brand_dna': m0008,
   '0009_generation': m0009,
+  '0010_refinements': m0010,
 };

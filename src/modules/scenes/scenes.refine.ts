@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import { fromJson, toJson } from '../../adapters/db/columns.ts';
+import type { Clock } from '../../clock.ts';
+import { applyPatches, buildCritique, type Critique } from '../../engines/critique/critique.ts';
+import { planSteering } from '../../engines/image/steering.ts';
+import type { SceneSteering } from '../../engines/image/scene-engine.ts';
+import { conflict, notFound } from '../../http/errors.ts';
+import type { JobSystem } from '../../jobs/types.ts';
+import type { Principal } from '../access/access.service.ts';
+import type { AssetsService } from '../assets/assets.service.ts';
+import type { Scores } from '../generation/generation.schemas.ts';
+import type { GenerationInputs } from '../generation/inputs.ts';
+import { reserveUnits } from '../generation/quota.ts';
+import { seedOf } from '../generation/rollup.ts';
+import { analyzePng } from '../generation/scoring.ts';
+import type { UsageLedger } from '../usage/usage.ledger.ts';
+import { sceneVariationJob } from './scenes.jobs.ts';
+import { blankVariation, IMAGE_POOL, type RefinementRow, type ScenesRepo, type VariationRow } from './scenes.repo.ts';
+import type { RefineBody, SteerObjective } from './scenes.schemas.ts';
+
+export interface RefinerDeps {
+  repo: ScenesRepo;
+  usage: Pick<UsageLedger, 'reserve' | 'release'>;
+  jobs: Pick<JobSystem, 'enqueue'>;
+  assets: Pick<AssetsService, 'readGenerated'>;
+  clock: Clock;
+}
+
+/** Layouts the local engine has (a source's position picks its layout, modulo this). */
+const LAYOUTS = 4;
+
+/**
+ * Refinement: a new generation of variations from a completed source variation, steered toward
+ * one score. The source image is measured again (features and scores), its critique (stored, or
+ * built now for plans without the critique feature) gives prompt patches for the objective, and
+ * `planSteering` turns the features into engine levers, compounded with the source's own levers
+ * when the source is itself a refinement. The variations are made by the same job as a forge's.
+ */
+export function createRefiner(deps: RefinerDeps) {
+  const { repo } = deps;
+  return async function refine(p: Principal, forgeId: string, body: RefineBody): Promise<string> {
+    const objective: SteerObjective = body.steerObjective ?? 'attention_potential';
+    const count = body.variationCount ?? 2;
+    const forge = await repo.findForge(p.org.id, forgeId);
+    if (!forge) throw notFound(`Scene forge ${forgeId} not found`, 'NOT_FOUND');
+    const all = await repo.variationsOf([forge.id]);
+    const source = all.find((v) => v.id === body.generatedImageId.toLowerCase());
+    if (!source) throw notFound(`Variation ${body.generatedImageId} not found in scene forge ${forgeId}`, 'NOT_FOUND');
+    if (source.status !== 'completed') {
+      throw conflict(
+        `Variation ${source.id} is ${source.status}; only completed variations can be refined`,
+        'INVALID_STATUS_FOR_ACTION',
+        { status: source.status },
+      );
+    }
+    const png = await deps.assets.readGenerated(source.asset_id);
+    if (!png) throw conflict(`The image of variation ${source.id} was deleted; it cannot be refined`, 'SOURCE_DELETED');
+
+    const inputs = fromJson<GenerationInputs>(forge.context, null as never);
+    const palette = (inputs.dna?.palette ?? []).map((c) => c.hex);
+    const { scores, features } = await analyzePng(png, { palette });
+    const critique =
+      (source.critique ? fromJson<Critique | null>(source.critique, null) : null) ??
+      buildCritique({
+        features,
+        scores,
+        campaignId: forge.id,
+        objective,
+        prompt: forge.prompt,
+        createdAt: deps.clock().toISOString(),
+        palette,
+        brandTone: inputs.dna?.tone ?? [],
+      });
+    const patches = applyPatches(forge.prompt, critique, objective);
+    const previous = source.refinement_id
+      ? fromJson<SceneSteering>((await repo.refinementById(source.refinement_id))?.steering ?? '{}', {})
+      : undefined;
+    const { steering, levers, missing } = planSteering(
+      objective,
+      { features, scores, variationIndex: source.position % LAYOUTS },
+      { palette, hasLogo: inputs.brand.logo !== undefined },
+      previous,
+    );
+    const steeringApplied =
+      levers.length === 0 && patches.applied.length === 0 ? 'none' : missing.length > 0 ? 'partial' : 'applied';
+
+    const refinementId = randomUUID();
+    const variationIds = Array.from({ length: count }, () => randomUUID());
+    const reservations = await reserveUnits(deps.usage, p.org.id, IMAGE_POOL, variationIds);
+    const at = deps.clock().toISOString();
+    const sourceScores = source.scores ? fromJson<Scores>(source.scores, null as never) : scores;
+    const refinement: RefinementRow = {
+      id: refinementId,
+      scene_forge_id: forge.id,
+      organization_id: p.org.id,
+      generation: source.generation + 1,
+      steer_objective: objective,
+      source_variation_id: source.id,
+      source_label: source.label,
+      source_asset_id: source.asset_id,
+      source_scores: toJson(sourceScores),
+      steering: toJson(steering),
+      levers: toJson(levers),
+      prompt_patches: toJson(patches.applied),
+      steering_applied: steeringApplied,
+      status: 'pending',
+      created_at: at,
+      updated_at: at,
+    };
+    const first = all.length;
+    const variations = variationIds.map(
+      (id, i): VariationRow => ({
+        ...blankVariation,
+        id,
+        scene_forge_id: forge.id,
+        organization_id: p.org.id,
+        brand_id: forge.brand_id,
+        refinement_id: refinementId,
+        source_variation_id: source.id,
+        generation: source.generation + 1,
+        label: `#${first + i + 1}`,
+        position: first + i,
+        status: 'pending',
+        blending_prompt: patches.prompt,
+        seed: seedOf(refinementId, i),
+        asset_id: randomUUID(),
+        warnings: '[]',
+        critique_status: source.critique_status === null ? null : 'pending',
+        reservation_id: reservations[i] ?? null,
+        created_at: at,
+        updated_at: at,
+      }),
+    );
+    try {
+      await repo.insertRefinement(refinement, variations, at);
+      for (const v of variations) {
+        await deps.jobs.enqueue(sceneVariationJob, { variationId: v.id }, { jobId: `scenes.variation.${v.id}` });
+      }
+    } catch (err) {
+      await repo.deleteRefinement(refinementId).catch(() => undefined);
+      for (const r of reservations) await deps.usage.release(r).catch(() => undefined);
+      throw err;
+    }
+    return forge.id;
+  };
+}
