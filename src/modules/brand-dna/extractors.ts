@@ -75,6 +75,8 @@ export const URL_LIMITS = {
   totalCssBytes: 6 * 1024 * 1024,
   stylesheetTimeoutMs: 10_000,
   maxAboutPages: 2,
+  logoBytes: 2 * 1024 * 1024,
+  logoTimeoutMs: 10_000,
 } as const;
 
 const FONT_HOSTS = /(^|\.)fonts\.(googleapis\.com|bunny\.net)$|(^|\.)use\.typekit\.net$/;
@@ -226,6 +228,7 @@ function compactFonts(fonts: FoundFont[], max = 20): FoundFont[] {
 export function urlColors(
   rules: CssRule[],
   facts: Pick<PageFacts, 'themeColors' | 'logoSvgColors' | 'iconColors'>,
+  logoImageColors: FoundColor[] = [],
 ): FoundColor[] {
   const vars = customProperties(rules);
   return compactColors([
@@ -233,7 +236,31 @@ export function urlColors(
     ...facts.themeColors.map((hex) => ({ hex, weight: 6, roleHint: 'primary' as const })),
     ...facts.logoSvgColors.map((hex) => ({ hex, weight: 3, logo: true })),
     ...facts.iconColors.map((hex) => ({ hex, weight: 0.4 })),
+    ...logoImageColors,
   ]);
+}
+
+/**
+ * The colours of the page's logo image (a file, not inline SVG): fetched through the fetcher
+ * (bounded), clustered like an uploaded logo, and marked `logo` so its main colour can become the
+ * primary. A logo that cannot be fetched or decoded adds nothing (the source does not fail).
+ */
+async function logoImageColors(ctx: ExtractContext, url: string): Promise<FoundColor[]> {
+  try {
+    const res = await ctx.fetcher.fetch(url, {
+      accept: 'image/*',
+      maxBytes: URL_LIMITS.logoBytes,
+      timeoutMs: URL_LIMITS.logoTimeoutMs,
+      signal: ctx.signal,
+    });
+    const h = createHistogram();
+    await addImage(h, res.body);
+    // Shares of the logo's colours, as strong together as the logo's inline-SVG colours would be.
+    return paletteFromHistogram(h).colors.map((c) => ({ hex: c.hex, weight: 6 * c.share, logo: true }));
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    return [];
+  }
 }
 
 export async function extractUrl(
@@ -282,11 +309,16 @@ export async function extractUrl(
     { signal: ctx.signal },
   );
   const logo = facts.logos.find((l) => l.score >= 3) ?? facts.logos[0];
+  // The logo's own colours, when it is a picture file that looks like a logo (not an icon guess).
+  const logoColors =
+    logo && logo.score >= 3 && facts.logoSvgColors.length === 0 && /^https?:/i.test(logo.url)
+      ? await logoImageColors(ctx, logo.url)
+      : [];
   const subjects = subjectsIn(facts.imageAlts);
   const findings: SourceFindings = {
     sourceId,
     type: 'url',
-    colors: urlColors(rules, facts),
+    colors: urlColors(rules, facts, logoColors),
     fonts,
     logos: logo ? [{ url: logo.url, score: logo.score }] : [],
     text,
