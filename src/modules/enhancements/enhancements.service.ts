@@ -8,7 +8,7 @@ import type { Principal } from '../access/access.service.ts';
 import type { Warning } from '../generation/generation.schemas.ts';
 import type { PromptEnhancementsTable } from '../generation/generation.tables.ts';
 import type { InputsResolver } from '../generation/inputs.ts';
-import { reserveUnits } from '../generation/quota.ts';
+import { reserveUnits, writeOrRelease } from '../generation/quota.ts';
 import type { RunsRepo } from '../generation/runs.repo.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
 import { sceneEnhancementJob } from './enhancements.jobs.ts';
@@ -82,18 +82,19 @@ export function createEnhancementsService(deps: EnhancementsServiceDeps) {
         completed_at: null,
         failed_at: null,
       };
-      try {
-        await repo.insert(row);
-        await deps.jobs.enqueue(
-          sceneEnhancementJob,
-          { promptEnhancementId: id },
-          { jobId: `enhancements.scene.${id}` },
-        );
-      } catch (err) {
-        await repo.delete(id).catch(() => undefined);
-        if (reservationId) await deps.usage.release(reservationId).catch(() => undefined);
-        throw err;
-      }
+      await writeOrRelease(
+        deps.usage,
+        [reservationId],
+        async () => {
+          await repo.insert(row);
+          await deps.jobs.enqueue(
+            sceneEnhancementJob,
+            { promptEnhancementId: id },
+            { jobId: `enhancements.scene.${id}` },
+          );
+        },
+        () => repo.delete(id),
+      );
       return present(row);
     },
 

@@ -7,7 +7,7 @@ import type { JobSystem } from '../../jobs/types.ts';
 import type { Principal } from '../access/access.service.ts';
 import type { AssetsService } from '../assets/assets.service.ts';
 import type { InputsResolver } from '../generation/inputs.ts';
-import { reserveUnits } from '../generation/quota.ts';
+import { reserveUnits, writeOrRelease } from '../generation/quota.ts';
 import { seedOf } from '../generation/rollup.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
 import { environmentJob } from './environments.jobs.ts';
@@ -81,18 +81,19 @@ export function createEnvironmentsService(deps: EnvironmentsServiceDeps) {
         completed_at: null,
         failed_at: null,
       };
-      try {
-        await repo.insert(row);
-        await deps.jobs.enqueue(
-          environmentJob,
-          { environmentGenerationId: id },
-          { jobId: `environments.generate.${id}` },
-        );
-      } catch (err) {
-        await repo.delete(id).catch(() => undefined);
-        if (reservationId) await deps.usage.release(reservationId).catch(() => undefined);
-        throw err;
-      }
+      await writeOrRelease(
+        deps.usage,
+        [reservationId],
+        async () => {
+          await repo.insert(row);
+          await deps.jobs.enqueue(
+            environmentJob,
+            { environmentGenerationId: id },
+            { jobId: `environments.generate.${id}` },
+          );
+        },
+        () => repo.delete(id),
+      );
       return present(row);
     },
 

@@ -21,3 +21,23 @@ export async function reserveUnits(
     throw err;
   }
 }
+
+/**
+ * Writes a generation's rows and queues its jobs (`write`); when that fails part way, removes
+ * what was written (`undo`) and gives the reserved units back before the error goes on, so a
+ * failed create leaves nothing behind and costs nothing.
+ */
+export async function writeOrRelease(
+  usage: Pick<UsageLedger, 'release'>,
+  reservations: readonly (string | undefined)[],
+  write: () => Promise<void>,
+  undo: () => Promise<void>,
+): Promise<void> {
+  try {
+    await write();
+  } catch (err) {
+    await undo().catch(() => undefined);
+    for (const r of reservations) if (r) await usage.release(r).catch(() => undefined);
+    throw err;
+  }
+}

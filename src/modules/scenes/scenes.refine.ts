@@ -10,7 +10,7 @@ import type { Principal } from '../access/access.service.ts';
 import type { AssetsService } from '../assets/assets.service.ts';
 import type { Scores } from '../generation/generation.schemas.ts';
 import type { GenerationInputs } from '../generation/inputs.ts';
-import { reserveUnits } from '../generation/quota.ts';
+import { reserveUnits, writeOrRelease } from '../generation/quota.ts';
 import { seedOf } from '../generation/rollup.ts';
 import { analyzePng } from '../generation/scoring.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
@@ -131,16 +131,17 @@ export function createRefiner(deps: RefinerDeps) {
         updated_at: at,
       }),
     );
-    try {
-      await repo.insertRefinement(refinement, variations, at);
-      for (const v of variations) {
-        await deps.jobs.enqueue(sceneVariationJob, { variationId: v.id }, { jobId: `scenes.variation.${v.id}` });
-      }
-    } catch (err) {
-      await repo.deleteRefinement(refinementId).catch(() => undefined);
-      for (const r of reservations) await deps.usage.release(r).catch(() => undefined);
-      throw err;
-    }
+    await writeOrRelease(
+      deps.usage,
+      reservations,
+      async () => {
+        await repo.insertRefinement(refinement, variations, at);
+        for (const v of variations) {
+          await deps.jobs.enqueue(sceneVariationJob, { variationId: v.id }, { jobId: `scenes.variation.${v.id}` });
+        }
+      },
+      () => repo.deleteRefinement(refinementId),
+    );
     return forge.id;
   };
 }

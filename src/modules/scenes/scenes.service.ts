@@ -13,7 +13,7 @@ import type { GenerationInputs, InputsResolver } from '../generation/inputs.ts';
 import { toEnhancementInput } from '../generation/enhancement-input.ts';
 import { conditionPrompt } from '../generation/prompt.ts';
 import { sceneWarnings } from '../../engines/text/local/scene-enhancer.local.ts';
-import { reserveUnits } from '../generation/quota.ts';
+import { reserveUnits, writeOrRelease } from '../generation/quota.ts';
 import { seedOf } from '../generation/rollup.ts';
 import { sceneVariationJob } from './scenes.jobs.ts';
 import { presentForges, presentVariation } from './scenes.presenter.ts';
@@ -141,17 +141,17 @@ export function createScenesService(deps: ScenesServiceDeps) {
           updated_at: at,
         }),
       );
-      try {
-        await repo.insertForge(forge, variations);
-        for (const v of variations) {
-          await deps.jobs.enqueue(sceneVariationJob, { variationId: v.id }, { jobId: `scenes.variation.${v.id}` });
-        }
-      } catch (err) {
-        // Nothing (or not everything) was queued: undo the forge and give the units back.
-        await repo.deleteForge(forgeId).catch(() => undefined);
-        for (const r of reservations) await deps.usage.release(r).catch(() => undefined);
-        throw err;
-      }
+      await writeOrRelease(
+        deps.usage,
+        reservations,
+        async () => {
+          await repo.insertForge(forge, variations);
+          for (const v of variations) {
+            await deps.jobs.enqueue(sceneVariationJob, { variationId: v.id }, { jobId: `scenes.variation.${v.id}` });
+          }
+        },
+        () => repo.deleteForge(forgeId),
+      );
       return (await present([forge], orgId))[0]!;
     },
 
