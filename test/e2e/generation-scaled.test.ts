@@ -24,7 +24,7 @@ type Json = any;
 
 describe('generation in the scaled mode (real processes)', () => {
   it.runIf(redis && dbKinds().includes('postgres'))(
-    'enhancement, environment and scene forge through an API node and a worker on PostgreSQL, BullMQ and S3',
+    'enhancement, environment, scene forge and refinement through an API node and a worker on PostgreSQL, BullMQ and S3',
     async () => {
       const suffix = randomBytes(4).toString('hex');
       const database = `atelier_gen_${suffix}`;
@@ -136,6 +136,16 @@ describe('generation in the scaled mode (real processes)', () => {
           const meta = await sharp(Buffer.from(await res.arrayBuffer())).metadata();
           expect([meta.width, meta.height]).toEqual([1024, 768]);
         }
+        // A refinement, made by the worker too: generation 2 with score deltas.
+        const refined = await call('POST', `/scene-forges/${forge.sceneForgeId}/refinements`, {
+          generatedImageId: done.variations[0].generatedImageId,
+          steerObjective: 'brand_awareness',
+          variationCount: 1,
+        });
+        expect(refined.status).toBe('processing');
+        const after = await settled(`/scene-forges/${forge.sceneForgeId}`, terminal);
+        expect(after.refinedVariations[0]).toMatchObject({ generation: 2, status: 'completed' });
+        expect(after.refinedVariations[0].variations[0].scoreDeltas).toBeDefined();
         await kill(worker, 'SIGTERM');
         expect(await worker.exited).toBe(0);
       } finally {
