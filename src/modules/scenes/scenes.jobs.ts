@@ -49,7 +49,7 @@ async function storedResult(png: Buffer): Promise<SceneResult> {
 }
 
 /** Layouts of the local engine; a variation's position picks one, modulo this. */
-const LAYOUTS = 4;
+export const LAYOUTS = 4;
 
 /** Steering as stored with a refinement: the logo without its bytes (taken from the brand's logo asset). */
 export type StoredSteering = Omit<SceneSteering, 'logo'> & { logo?: { placement?: 'corner' | 'backdrop' } };

@@ -14,7 +14,7 @@ import { reserveUnits, writeOrRelease } from '../generation/quota.ts';
 import { seedOf } from '../generation/rollup.ts';
 import { analyzePng } from '../generation/scoring.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
-import { sceneVariationJob } from './scenes.jobs.ts';
+import { LAYOUTS, sceneVariationJob } from './scenes.jobs.ts';
 import { blankVariation, IMAGE_POOL, type RefinementRow, type ScenesRepo, type VariationRow } from './scenes.repo.ts';
 import type { RefineBody, SteerObjective } from './scenes.schemas.ts';
 
@@ -25,9 +25,6 @@ export interface RefinerDeps {
   assets: Pick<AssetsService, 'readGenerated'>;
   clock: Clock;
 }
-
-/** Layouts the local engine has (a source's position picks its layout, modulo this). */
-const LAYOUTS = 4;
 
 /**
  * Refinement: a new generation of variations from a completed source variation, steered toward
