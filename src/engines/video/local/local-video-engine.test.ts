@@ -1,0 +1,225 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runProcess } from '../../../adapters/media/run-process.ts';
+import { ffmpegPath, ffprobePath } from '../../../adapters/media/video.ts';
+import { GenerationError } from '../../image/scene-engine.ts';
+import type { VideoResult } from '../video-engine.ts';
+import { createLocalVideoEngine } from './local-video-engine.ts';
+
+const W = 320;
+const H = 180;
+let dir: string;
+const engine = createLocalVideoEngine();
+
+/** A scene-like start frame: a wall, a floor and a product-ish object with a distinct colour. */
+async function scene(wall: string, product: string): Promise<Buffer> {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}">
+    <rect width="${W}" height="${H}" fill="${wall}"/><rect y="120" width="${W}" height="60" fill="#cfc6b8"/>
+    <circle cx="60" cy="45" r="22" fill="#b89f7a"/>
+    <rect x="140" y="50" width="40" height="80" rx="8" fill="${product}"/></svg>`;
+  return sharp(Buffer.from(svg)).png().toBuffer();
+}
+
+interface Probe {
+  streams: {
+    codec_type: string;
+    codec_name: string;
+    width?: number;
+    height?: number;
+    pix_fmt?: string;
+    r_frame_rate?: string;
+  }[];
+  format: { duration: string };
+}
+
+async function save(r: VideoResult, name: string): Promise<string> {
+  const file = path.join(dir, name);
+  await fs.writeFile(file, r.mp4);
+  return file;
+}
+
+async function probe(file: string): Promise<Probe> {
+  const r = await runProcess(
+    ffprobePath(),
+    ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file],
+    { timeoutMs: 20_000, maxStdoutBytes: 1 << 20, label: 'ffprobe' },
+  );
+  return JSON.parse(r.stdout.toString('utf8')) as Probe;
+}
+
+/** Frame `n` as 32×18 grey pixels. */
+async function frame(file: string, n: number): Promise<Buffer> {
+  const r = await runProcess(
+    ffmpegPath(),
+    [
+      '-v',
+      'error',
+      '-i',
+      file,
+      '-vf',
+      `select=eq(n\\,${n}),scale=32:18`,
+      '-frames:v',
+      '1',
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'rgb24',
+      'pipe:1',
+    ],
+    { timeoutMs: 20_000, maxStdoutBytes: 1 << 20, label: 'ffmpeg' },
+  );
+  expect(r.stdout.length).toBe(32 * 18 * 3);
+  return r.stdout;
+}
+
+const meanDiff = (a: Buffer, b: Buffer) => a.reduce((s, v, i) => s + Math.abs(v - (b[i] as number)), 0) / a.length;
+
+async function expectClip(file: string, seconds: number, audio: boolean) {
+  const p = await probe(file);
+  const v = p.streams.filter((s) => s.codec_type === 'video');
+  expect(v).toHaveLength(1);
+  expect(v[0]).toMatchObject({ codec_name: 'h264', width: W, height: H, pix_fmt: 'yuv420p', r_frame_rate: '30/1' });
+  expect(Math.abs(Number(p.format.duration) - seconds)).toBeLessThanOrEqual(0.1);
+  expect(p.streams.filter((s) => s.codec_type === 'audio').map((s) => s.codec_name)).toEqual(audio ? ['aac'] : []);
+}
+
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'video-engine-test-'));
+});
+afterAll(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+describe('local video engine', () => {
+  it('moves a start frame with the named camera move: H.264 yuv420p, exact size, fps and length, no audio', async () => {
+    const r = await engine.generate({
+      prompt: 'slow push in on the bottle',
+      width: W,
+      height: H,
+      durationSeconds: 1.5,
+      seed: 1,
+      startFrame: await scene('#ece6dc', '#2a6f97'),
+    });
+    expect(r).toMatchObject({
+      width: W,
+      height: H,
+      fps: 30,
+      durationSeconds: 1.5,
+      engine: 'local',
+      previewFormat: 'mp4',
+    });
+    expect(r.camera).toEqual({ move: 'push-in', source: 'prompt' });
+    const file = await save(r, 'push.mp4');
+    await expectClip(file, 1.5, false);
+    // Frames change over time, and the first one is the start frame (zoom 1).
+    expect(meanDiff(await frame(file, 0), await frame(file, 44))).toBeGreaterThan(2);
+    const preview = path.join(dir, 'preview.mp4');
+    await fs.writeFile(preview, r.preview);
+    const pp = await probe(preview);
+    expect(pp.streams.find((s) => s.codec_type === 'video')).toMatchObject({ codec_name: 'h264', width: 320 });
+    expect(r.preview.length).toBeLessThan(r.mp4.length * 2);
+  }, 30_000);
+
+  it('orbits with parallax: the product on its own layer (from a given mask, or the matte)', async () => {
+    const start = await scene('#ece6dc', '#2a6f97');
+    const mask = Buffer.alloc(W * H);
+    for (let y = 50; y < 130; y++) mask.fill(255, y * W + 140, y * W + 180);
+    for (const extra of [{ startFrameMask: { data: mask, width: W, height: H } }, {}]) {
+      const r = await engine.generate({
+        prompt: 'orbit',
+        width: W,
+        height: H,
+        durationSeconds: 1,
+        seed: 5,
+        startFrame: start,
+        ...extra,
+      });
+      expect(r.camera).toEqual({ move: 'orbit', source: 'prompt' });
+      expect(r.warnings.map((w) => w.code)).not.toContain('PARALLAX_SKIPPED');
+      const file = await save(r, 'orbit.mp4');
+      await expectClip(file, 1, false);
+      expect(meanDiff(await frame(file, 0), await frame(file, 29))).toBeGreaterThan(1);
+    }
+  }, 30_000);
+
+  it('crossfades through intermediate frames to the end frame, with an audio bed when asked', async () => {
+    const start = await scene('#ece6dc', '#2a6f97');
+    const end = await scene('#1d2b3a', '#e8c547');
+    const r = await engine.generate({
+      prompt: 'product reveal',
+      width: W,
+      height: H,
+      durationSeconds: 2,
+      seed: 4,
+      startFrame: start,
+      intermediateFrames: [await scene('#8a5a44', '#ffffff')],
+      endFrame: end,
+      enableAudio: true,
+    });
+    const file = await save(r, 'xfade.mp4');
+    await expectClip(file, 2, true);
+    const endSmall = await sharp(end).resize(32, 18, { fit: 'fill' }).removeAlpha().raw().toBuffer();
+    const startSmall = await sharp(start).resize(32, 18, { fit: 'fill' }).removeAlpha().raw().toBuffer();
+    expect(meanDiff(await frame(file, 59), endSmall)).toBeLessThan(8); // settles on the end frame
+    expect(meanDiff(await frame(file, 0), startSmall)).toBeLessThan(8);
+    expect(meanDiff(await frame(file, 0), await frame(file, 59))).toBeGreaterThan(30);
+  }, 30_000);
+
+  it('makes a montage of image and video references; a text-only request gets a gradient and a warning', async () => {
+    const clip = await engine.generate({
+      prompt: 'pan left',
+      width: W,
+      height: H,
+      durationSeconds: 1,
+      seed: 2,
+      startFrame: await scene('#ddd', '#a33'),
+    });
+    const r = await engine.generate({
+      prompt: 'montage',
+      width: W,
+      height: H,
+      durationSeconds: 2,
+      seed: 3,
+      references: [
+        { kind: 'image', bytes: await scene('#f4efe6', '#333') },
+        { kind: 'video', bytes: clip.mp4 },
+      ],
+    });
+    expect(r.camera?.move).toBe('montage');
+    await expectClip(await save(r, 'montage.mp4'), 2, false);
+
+    const t = await engine.generate({ prompt: 'a calm mood', width: W, height: H, durationSeconds: 1, seed: 9 });
+    expect(t.warnings.map((w) => w.code)).toContain('TEXT_ONLY_BACKDROP');
+    await expectClip(await save(t, 'text.mp4'), 1, false);
+  }, 40_000);
+
+  it('refuses bad requests clearly and honours an abort', async () => {
+    const base = { prompt: 'x', width: W, height: H, durationSeconds: 1, seed: 1 };
+    await expect(engine.generate({ ...base, width: 321 })).rejects.toThrow(GenerationError);
+    await expect(engine.generate({ ...base, durationSeconds: 0 })).rejects.toThrow(/duration/);
+    await expect(engine.generate({ ...base, fps: 0 })).rejects.toThrow(/frame rate/);
+    await expect(
+      engine.generate({ ...base, references: [{ kind: 'image', path: path.join(dir, 'missing.png') }] }),
+    ).rejects.toThrow(GenerationError);
+    const ac = new AbortController();
+    ac.abort();
+    await expect(engine.generate({ ...base, signal: ac.signal })).rejects.toThrow(/abort/i);
+    const late = new AbortController();
+    const p = engine.generate({
+      ...base,
+      durationSeconds: 3,
+      startFrame: await scene('#eee', '#123'),
+      signal: late.signal,
+    });
+    setTimeout(() => late.abort(), 50);
+    await expect(p).rejects.toThrow(/abort/i);
+    const left = (await fs.readdir(os.tmpdir())).filter((f) => f.startsWith('atelier-video-'));
+    // Our temp folders are gone (allow a moment for the aborted run's cleanup).
+    await new Promise((res) => setTimeout(res, 200));
+    const after = (await fs.readdir(os.tmpdir())).filter((f) => f.startsWith('atelier-video-'));
+    expect(after.length).toBeLessThanOrEqual(left.length);
+  }, 30_000);
+});

@@ -1,0 +1,526 @@
+/**
+ * The local video engine (`local`): offline, CPU only, one ffmpeg run per clip (see
+ * ../ffmpeg-args.ts for the filter graph).
+ *
+ * What it makes, by what the request carries:
+ * - a start frame alone: the frame moved by the camera plan the prompt names (../camera.ts; the
+ *   seed picks one when it names none). For moves with parallax (orbit, dolly, push-in, pans…)
+ *   the product is cut out of the frame (cutOutProduct's matte) onto its own layer and the hole
+ *   it leaves in the backdrop is filled (push-pull), so the two layers can move at different
+ *   speeds; when the cut-out is not trusted (low confidence, too small/large, touching the
+ *   frame's edge) the frame moves as one layer and a PARALLAX_SKIPPED note says so.
+ * - a start frame with intermediate and/or end frames: one gently moving segment per frame,
+ *   crossfaded; the last segment settles exactly on the end frame.
+ * - no start frame, references: a paced montage of them (images moved gently, videos cut to
+ *   length, looped when short), crossfaded.
+ * - none of these (text only): a slow camera move over a soft gradient backdrop coloured from
+ *   the seed, with a TEXT_ONLY_BACKDROP warning; this engine cannot draw what a prompt describes.
+ *
+ * Every run has a time bound (ffmpeg killed past it), output size bounds, a temp folder removed
+ * afterwards, and the request's AbortSignal checked between steps; an abort during the ffmpeg run
+ * rejects at once (AbortError) and the temp folder is removed, but the child itself runs on until
+ * its time bound: run-process takes no signal yet.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { lastStderrLine, runProcess } from '../../../adapters/media/run-process.ts';
+import { ffmpegPath, probeVideo } from '../../../adapters/media/video.ts';
+import { type Cutout, cutOutRaw } from '../../image/local/cutout.ts';
+import { components, dilate, erode, pushPull, reconstruct } from '../../image/local/raster.ts';
+import { type EngineWarning, GenerationError } from '../../image/scene-engine.ts';
+import { type CameraMove, type CameraPlan, chooseCameraMove, planCamera } from '../camera.ts';
+import { type RenderSpec, renderArgs, type Segment, type StillLayer, seeded, segmentFrames } from '../ffmpeg-args.ts';
+import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
+
+export interface LocalVideoEngineOptions {
+  /** Largest output side (px). Default 3840. */
+  maxSide?: number;
+  /** Longest clip (s). Default 60. */
+  maxSeconds?: number;
+  /** ffmpeg's time bound: this many ms per second of clip, at least 60 s. Default 12000. */
+  msPerSecond?: number;
+  /** Largest master accepted (bytes). Default 512 MiB. */
+  maxOutputBytes?: number;
+  /** Largest reference or frame accepted (bytes). Default 256 MiB. */
+  maxInputBytes?: number;
+  /** libx264 preset, default `veryfast`. */
+  preset?: string;
+  /** Keep the temp folder (debugging). */
+  keepTemp?: boolean;
+}
+
+const MAX_REFERENCES = 24;
+const MAX_KEYFRAMES = 16;
+const FOREGROUND_PAD = 1.2;
+const PREVIEW = { width: 320, maxSeconds: 3, fps: 15 } as const;
+
+const fail = (message: string, cause?: unknown) => new GenerationError(message, false, cause ? { cause } : undefined);
+
+function abortError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new DOMException('The video was cancelled.', 'AbortError');
+}
+
+function checkAbort(signal?: AbortSignal): void {
+  if (signal?.aborted) throw abortError(signal);
+}
+
+/** Rejects as soon as the signal aborts; otherwise settles with the promise. */
+function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+function validate(req: VideoRequest, opts: Required<Pick<LocalVideoEngineOptions, 'maxSide' | 'maxSeconds'>>) {
+  const { width, height, durationSeconds } = req;
+  const fps = req.fps ?? 30;
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 16 || height < 16) {
+    throw fail(`The video size ${width}×${height} is not valid (whole pixels, at least 16).`);
+  }
+  if (width % 2 || height % 2) throw fail(`The video size ${width}×${height} must be even on both sides (H.264).`);
+  if (Math.max(width, height) > opts.maxSide) throw fail(`The video's longest side may be at most ${opts.maxSide} px.`);
+  if (!(fps >= 1 && fps <= 60)) throw fail(`The frame rate ${fps} is not between 1 and 60.`);
+  if (!(durationSeconds > 0 && durationSeconds <= opts.maxSeconds)) {
+    throw fail(`The duration ${durationSeconds} s is not between 0 and ${opts.maxSeconds} s.`);
+  }
+  const frames = Math.max(1, Math.round(durationSeconds * fps));
+  return { width, height, fps, frames };
+}
+
+/** A still, oriented and cover-fitted to width × height, as raw RGBA. */
+async function fitRaw(bytes: Buffer, width: number, height: number): Promise<Buffer> {
+  try {
+    return await sharp(bytes, { limitInputPixels: 100_000_000, failOn: 'truncated' })
+      .autoOrient()
+      .resize(width, height, { fit: 'cover', kernel: 'lanczos3' })
+      .toColourspace('srgb')
+      .ensureAlpha()
+      .raw()
+      .toBuffer();
+  } catch (err) {
+    throw fail('A frame or reference image could not be read.', err);
+  }
+}
+
+/** A one-layer still segment from bytes: the picture cover-fitted to the output size. */
+async function stillLayer(
+  dir: string,
+  name: string,
+  bytes: Buffer,
+  width: number,
+  height: number,
+): Promise<StillLayer> {
+  const raw = await fitRaw(bytes, width, height);
+  const file = path.join(dir, `${name}.png`);
+  await sharp(raw, { raw: { width, height, channels: 4 } })
+    .removeAlpha()
+    .png({ compressionLevel: 1 })
+    .toFile(file);
+  return { path: file, role: 'backdrop', pad: 1 };
+}
+
+/** Whether the cut-out is one a parallax can trust; a reason when not. */
+function parallaxProblem(
+  cut: Pick<Cutout, 'confidence' | 'box' | 'touches'>,
+  width: number,
+  height: number,
+): string | undefined {
+  const area = (cut.box.width * cut.box.height) / (width * height);
+  if (cut.confidence < 0.5) return 'the product could not be separated cleanly from its backdrop';
+  if (area < 0.01) return 'no product was found in the start frame';
+  if (area > 0.6) return 'the product fills most of the frame';
+  const t = cut.touches;
+  if (t.left || t.right || t.top) return 'the product is cropped by the frame';
+  return undefined;
+}
+
+/**
+ * The product's piece of a matte: alpha > 50% opened by ~0.6% of the frame (thin lines go), the
+ * largest connected piece clear of the frame's edge (else the largest), and the matte connected to
+ * it within ~2% of the frame (thin parts of the product); the matte is zeroed elsewhere (in place). Undefined when nothing is left.
+ */
+function productPiece(
+  alpha: Buffer,
+  width: number,
+  height: number,
+): { box: Cutout['box']; touches: Cutout['touches'] } | undefined {
+  const n = width * height;
+  const solid = new Uint8Array(n);
+  for (let i = 0; i < n; i++) solid[i] = (alpha[i] as number) > 128 ? 1 : 0;
+  const r = Math.max(2, Math.round(Math.max(width, height) * 0.006));
+  const opened = dilate(erode(solid, width, height, r, 0), width, height, r);
+  const { labels, sizes, touchesBorder } = components(opened, width, height);
+  let best = -1;
+  for (let id = 0; id < sizes.length; id++) {
+    const better =
+      best < 0 ||
+      (touchesBorder[best] && !touchesBorder[id]) ||
+      (touchesBorder[best] === touchesBorder[id] && (sizes[id] as number) > (sizes[best] as number));
+    if (better) best = id;
+  }
+  if (best < 0) return undefined;
+  const piece = new Uint8Array(n);
+  const seeds: number[] = [];
+  for (let i = 0; i < n; i++) {
+    piece[i] = labels[i] === best + 1 ? 1 : 0;
+    if (piece[i] && solid[i]) seeds.push(i);
+  }
+  // Thin parts of the product the opening cut off (a bottle's loop, a strap) come back: the matte
+  // connected to the piece, near it.
+  const near = dilate(piece, width, height, 3 * r);
+  const reach = new Uint8Array(n);
+  for (let i = 0; i < n; i++) reach[i] = near[i] && (alpha[i] as number) > 24 ? 1 : 0;
+  const grown = reconstruct(reach, width, seeds);
+  const keep = dilate(grown, width, height, 2);
+  let left = width;
+  let top = height;
+  let right = -1;
+  let bottom = -1;
+  for (let i = 0; i < n; i++) {
+    if (!keep[i]) {
+      alpha[i] = 0;
+      continue;
+    }
+    if ((alpha[i] as number) < 8) continue;
+    const x = i % width;
+    const y = (i - x) / width;
+    left = Math.min(left, x);
+    right = Math.max(right, x);
+    top = Math.min(top, y);
+    bottom = Math.max(bottom, y);
+  }
+  if (right < 0) return undefined;
+  return {
+    box: { left, top, width: right - left + 1, height: bottom - top + 1 },
+    touches: { left: left === 0, top: top === 0, right: right === width - 1, bottom: bottom === height - 1 },
+  };
+}
+
+/**
+ * Backdrop plate and product layer from a start frame: the product (cut out by matte) on a
+ * transparent canvas with a margin, and the frame with the product's place filled from around it.
+ */
+async function parallaxLayers(
+  dir: string,
+  bytes: Buffer,
+  width: number,
+  height: number,
+  mask?: VideoRequest['startFrameMask'],
+): Promise<{ layers: StillLayer[] } | { problem: string }> {
+  const raw = await fitRaw(bytes, width, height);
+  // The matte works on at most ~0.5 MP: cut at a working size, the mask scaled back up.
+  const ws = Math.min(1, Math.sqrt(520_000 / (width * height)));
+  const cw = Math.max(16, Math.round(width * ws));
+  const chh = Math.max(16, Math.round(height * ws));
+  let alphaSmall: Buffer;
+  let confidence = 1;
+  if (mask) {
+    if (mask.data.length !== mask.width * mask.height) return { problem: 'the product mask does not match its size' };
+    // The same cover-fit as the frame's, at working size.
+    alphaSmall = await sharp(mask.data, { raw: { width: mask.width, height: mask.height, channels: 1 } })
+      .resize(cw, chh, { fit: 'cover' })
+      .extractChannel(0)
+      .raw()
+      .toBuffer();
+  } else {
+    const small =
+      ws < 1
+        ? await sharp(raw, { raw: { width, height, channels: 4 } })
+            .resize(cw, chh)
+            .raw()
+            .toBuffer()
+        : raw;
+    let cut: Cutout;
+    try {
+      cut = cutOutRaw(new Uint8Array(small.buffer, small.byteOffset, small.length), cw, chh);
+    } catch (err) {
+      return { problem: `the product could not be cut out (${(err as Error).message})` };
+    }
+    confidence = cut.confidence;
+    // Full-frame alpha at working size, kept to the product: the matte also takes whatever is not
+    // backdrop-like (a floor line, a picture on the wall), so thin parts are opened away and only
+    // the largest piece (preferably one clear of the frame's edge) and its near surroundings stay.
+    alphaSmall = Buffer.alloc(cw * chh);
+    for (let y = 0; y < cut.height; y++) {
+      for (let x = 0; x < cut.width; x++) {
+        alphaSmall[(y + cut.box.top) * cw + x + cut.box.left] = cut.rgba[(y * cut.width + x) * 4 + 3] as number;
+      }
+    }
+  }
+  const product = productPiece(alphaSmall, cw, chh);
+  if (!product) return { problem: 'no product was found in the start frame' };
+  const problem = parallaxProblem({ confidence, box: product.box, touches: product.touches }, cw, chh);
+  if (problem) return { problem };
+  const alpha = await sharp(alphaSmall, { raw: { width: cw, height: chh, channels: 1 } })
+    .resize(width, height, { kernel: 'cubic' })
+    .extractChannel(0) // sharp turns a one-channel raw input into sRGB
+    .raw()
+    .toBuffer();
+  // Hole: the product grown by ~2.5% of the frame (its halo, its soft edge), filled from the rest,
+  // so the fill is made of clean backdrop colours only.
+  const grow = Math.max(2, Math.round(Math.max(width, height) * 0.025));
+  const grown = await sharp(alpha, { raw: { width, height, channels: 1 } })
+    .blur(grow / 2)
+    .extractChannel(0)
+    .raw()
+    .toBuffer();
+  const n = width * height;
+  const weight = new Float32Array(n);
+  const colour = new Float32Array(n * 3);
+  for (let i = 0; i < n; i++) {
+    weight[i] = (grown[i] as number) > 2 || (alpha[i] as number) > 0 ? 0 : 1;
+    colour[i * 3] = raw[i * 4] as number;
+    colour[i * 3 + 1] = raw[i * 4 + 1] as number;
+    colour[i * 3 + 2] = raw[i * 4 + 2] as number;
+  }
+  const filled = pushPull(colour, weight, width, height, 3);
+  const plate = Buffer.alloc(n * 4);
+  const layer = Buffer.alloc(n * 4);
+  for (let i = 0; i < n; i++) {
+    const keep = weight[i] as number;
+    for (let k = 0; k < 3; k++) {
+      const orig = raw[i * 4 + k] as number;
+      plate[i * 4 + k] = keep ? orig : Math.round(filled[i * 3 + k] as number);
+      layer[i * 4 + k] = orig;
+    }
+    plate[i * 4 + 3] = 255;
+    layer[i * 4 + 3] = alpha[i] as number;
+  }
+  const bgFile = path.join(dir, 'plate.png');
+  const fgFile = path.join(dir, 'product.png');
+  await Promise.all([
+    sharp(plate, { raw: { width, height, channels: 4 } })
+      .removeAlpha()
+      .png({ compressionLevel: 1 })
+      .toFile(bgFile),
+    sharp(layer, { raw: { width, height, channels: 4 } })
+      .png({ compressionLevel: 1 })
+      .toFile(fgFile),
+  ]);
+  return {
+    layers: [
+      { path: bgFile, role: 'backdrop', pad: 1 },
+      { path: fgFile, role: 'foreground', pad: FOREGROUND_PAD },
+    ],
+  };
+}
+
+/** A soft two-colour gradient with a glow, coloured from the seed (text-only requests). */
+async function gradientBackdrop(seed: number, width: number, height: number): Promise<Buffer> {
+  const hue = Math.round(seeded(seed, 1) * 360);
+  const hue2 = (hue + 30 + Math.round(seeded(seed, 2) * 60)) % 360;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
+  <defs>
+    <linearGradient id="g" x1="0" y1="0" x2="1" y2="1">
+      <stop offset="0" stop-color="hsl(${hue},45%,78%)"/><stop offset="1" stop-color="hsl(${hue2},40%,42%)"/>
+    </linearGradient>
+    <radialGradient id="r" cx="${(0.3 + 0.4 * seeded(seed, 3)).toFixed(3)}" cy="0.4" r="0.6">
+      <stop offset="0" stop-color="#ffffff" stop-opacity="0.45"/><stop offset="1" stop-color="#ffffff" stop-opacity="0"/>
+    </radialGradient>
+  </defs>
+  <rect width="100%" height="100%" fill="url(#g)"/><rect width="100%" height="100%" fill="url(#r)"/>
+</svg>`;
+  return sharp(Buffer.from(svg)).png().toBuffer();
+}
+
+async function readReference(
+  ref: NonNullable<VideoRequest['references']>[number],
+  maxBytes: number,
+): Promise<Buffer | undefined> {
+  if (ref.bytes) {
+    if (ref.bytes.length > maxBytes) throw fail(`A reference is over ${maxBytes} bytes.`);
+    return ref.bytes;
+  }
+  if (!ref.path) throw fail('A reference has neither bytes nor a path.');
+  const stat = await fs.stat(ref.path).catch((err) => {
+    throw fail('A reference file could not be opened.', err);
+  });
+  if (!stat.isFile()) throw fail('A reference path is not a file.');
+  if (stat.size > maxBytes) throw fail(`A reference is over ${maxBytes} bytes.`);
+  return ref.kind === 'image' ? fs.readFile(ref.path) : undefined;
+}
+
+const MONTAGE_MOVES: CameraMove[] = ['push-in', 'pan-right', 'pull-out', 'pan-left'];
+
+export function createLocalVideoEngine(options: LocalVideoEngineOptions = {}): VideoEngine {
+  const maxSide = options.maxSide ?? 3840;
+  const maxSeconds = options.maxSeconds ?? 60;
+  const msPerSecond = options.msPerSecond ?? 12_000;
+  const maxOutputBytes = options.maxOutputBytes ?? 512 * 1024 * 1024;
+  const maxInputBytes = options.maxInputBytes ?? 256 * 1024 * 1024;
+
+  async function generate(req: VideoRequest): Promise<VideoResult> {
+    const { width, height, fps, frames } = validate(req, { maxSide, maxSeconds });
+    const signal = req.signal;
+    checkAbort(signal);
+    const warnings: EngineWarning[] = [];
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'atelier-video-'));
+    try {
+      const seconds = frames / fps;
+      const choice = chooseCameraMove(req.prompt ?? '', req.seed);
+      let camera: VideoResult['camera'] = { move: choice.move, source: choice.source };
+      const segments: Segment[] = [];
+      let crossfadeFrames = 0;
+      const keyframes = req.startFrame
+        ? [req.startFrame, ...(req.intermediateFrames ?? []), ...(req.endFrame ? [req.endFrame] : [])]
+        : [];
+      if (keyframes.length > MAX_KEYFRAMES) throw fail(`At most ${MAX_KEYFRAMES} key frames are accepted.`);
+      for (const k of keyframes) if (k.length > maxInputBytes) throw fail(`A frame is over ${maxInputBytes} bytes.`);
+
+      if (keyframes.length === 1 || (keyframes.length === 0 && !req.references?.length)) {
+        const plan = planCamera(choice.move);
+        let bytes = keyframes[0];
+        if (!bytes) {
+          warnings.push({
+            code: 'TEXT_ONLY_BACKDROP',
+            message:
+              'No start frame or references: the local engine moved the camera over a plain gradient backdrop. Give a start frame (a scene) for a product film.',
+            severity: 'warning',
+          });
+          bytes = await gradientBackdrop(req.seed, width, height);
+        }
+        const wantsParallax = plan.keys.some((k) => k.parallax !== 0) && keyframes.length === 1;
+        let layers: StillLayer[] | undefined;
+        if (wantsParallax) {
+          const r = await parallaxLayers(dir, bytes, width, height, req.startFrameMask);
+          checkAbort(signal);
+          if ('layers' in r) layers = r.layers;
+          else {
+            warnings.push({
+              code: 'PARALLAX_SKIPPED',
+              message: `The frame moves as one layer: ${r.problem}.`,
+              severity: 'info',
+            });
+          }
+        }
+        layers ??= [await stillLayer(dir, 'still', bytes, width, height)];
+        segments.push({ kind: 'still', layers, plan, frames });
+      } else if (keyframes.length > 1) {
+        crossfadeFrames = Math.max(1, Math.min(Math.round(0.8 * fps), Math.floor(frames / (keyframes.length * 2))));
+        const lengths = segmentFrames(frames, keyframes.length, crossfadeFrames);
+        if (lengths.some((l) => l < 2)) throw fail('The clip is too short for that many key frames.');
+        const settle: CameraPlan = planCamera('pull-out', { intensity: 0.4 });
+        const drift: CameraPlan = planCamera('push-in', { intensity: 0.4 });
+        for (const [i, bytes] of keyframes.entries()) {
+          checkAbort(signal);
+          const last = i === keyframes.length - 1 && keyframes.length > 1 && req.endFrame !== undefined;
+          const layer = await stillLayer(dir, `key${i}`, bytes, width, height);
+          segments.push({ kind: 'still', layers: [layer], plan: last ? settle : drift, frames: lengths[i] as number });
+        }
+        camera = { move: 'crossfade', source: 'none' };
+      } else {
+        const refs = (req.references ?? []).slice(0, MAX_REFERENCES);
+        if ((req.references?.length ?? 0) > MAX_REFERENCES) {
+          warnings.push({
+            code: 'REFERENCES_DROPPED',
+            message: `Only the first ${MAX_REFERENCES} references were used.`,
+            severity: 'warning',
+          });
+        }
+        crossfadeFrames = Math.max(1, Math.min(Math.round(0.5 * fps), Math.floor(frames / (refs.length * 3))));
+        const lengths = segmentFrames(frames, refs.length, crossfadeFrames);
+        if (lengths.some((l) => l < 2)) throw fail('The clip is too short for that many references.');
+        for (const [i, ref] of refs.entries()) {
+          checkAbort(signal);
+          const bytes = await readReference(ref, maxInputBytes);
+          const length = lengths[i] as number;
+          if (ref.kind === 'image') {
+            const layer = await stillLayer(dir, `ref${i}`, bytes as Buffer, width, height);
+            const move = MONTAGE_MOVES[(i + Math.floor(seeded(req.seed, 11) * 4)) % 4] as CameraMove;
+            segments.push({
+              kind: 'still',
+              layers: [layer],
+              plan: planCamera(move, { intensity: 0.6 }),
+              frames: length,
+            });
+          } else {
+            let file = ref.path as string;
+            if (ref.bytes) {
+              file = path.join(dir, `ref${i}.mp4`);
+              await fs.writeFile(file, ref.bytes);
+            }
+            segments.push({ kind: 'video', path: file, frames: length });
+          }
+        }
+        camera = { move: 'montage', source: 'none' };
+      }
+
+      checkAbort(signal);
+      const spec: RenderSpec = {
+        width,
+        height,
+        fps,
+        frames,
+        segments,
+        crossfadeFrames,
+        ...(req.enableAudio ? { audio: { seed: req.seed } } : {}),
+        output: path.join(dir, 'out.mp4'),
+        preview: { output: path.join(dir, 'preview.mp4'), ...PREVIEW },
+        ...(options.preset ? { preset: options.preset } : {}),
+      };
+      const timeoutMs = Math.max(60_000, Math.ceil(seconds * msPerSecond));
+      if (options.keepTemp) await fs.writeFile(path.join(dir, 'ffmpeg-args.json'), JSON.stringify(renderArgs(spec)));
+      const run = await abortable(
+        runProcess(ffmpegPath(), renderArgs(spec), {
+          timeoutMs,
+          maxStdoutBytes: 1024 * 1024,
+          label: 'Rendering the video',
+        }),
+        signal,
+      ).catch((err) => {
+        if (err instanceof Error && (err.name === 'AbortError' || signal?.aborted)) throw err;
+        throw fail(`The video could not be rendered: ${(err as Error).message}`, err);
+      });
+      if (run.exitCode !== 0) {
+        throw fail(
+          `The video could not be rendered (ffmpeg: ${lastStderrLine(run.stderr) || `exit ${run.exitCode}`}).`,
+        );
+      }
+      const stat = await fs.stat(spec.output);
+      if (stat.size > maxOutputBytes) throw fail(`The rendered video is over ${maxOutputBytes} bytes.`);
+      const probe = await probeVideo(spec.output, 30_000);
+      if (probe.width !== width || probe.height !== height) {
+        throw fail(`The rendered video is ${probe.width}×${probe.height}, not ${width}×${height}.`);
+      }
+      if (probe.durationSeconds !== undefined && Math.abs(probe.durationSeconds - seconds) > 0.1) {
+        warnings.push({
+          code: 'DURATION_DRIFT',
+          message: `The clip lasts ${probe.durationSeconds} s instead of ${seconds} s.`,
+          severity: 'warning',
+        });
+      }
+      const [mp4, preview] = await Promise.all([fs.readFile(spec.output), fs.readFile(spec.preview!.output)]);
+      return {
+        mp4,
+        preview,
+        previewFormat: 'mp4',
+        width,
+        height,
+        durationSeconds: seconds,
+        fps,
+        camera,
+        warnings,
+        engine: 'local',
+      };
+    } finally {
+      if (!options.keepTemp) await fs.rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  return { name: 'local', generate };
+}
