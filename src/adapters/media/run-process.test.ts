@@ -36,6 +36,20 @@ describe('runProcess', () => {
     expect(err).toMatchObject({ code: 'TOO_LARGE' });
   });
 
+  it('kills the process when the signal aborts, rejecting with its reason', async () => {
+    const ac = new AbortController();
+    const started = Date.now();
+    const run = runProcess(process.execPath, ['-e', 'setTimeout(() => {}, 20000)'], {
+      timeoutMs: 30_000,
+      maxStdoutBytes: 1024,
+      label: 'sleeper',
+      signal: ac.signal,
+    });
+    setTimeout(() => ac.abort(new Error('stop now')), 100);
+    await expect(run).rejects.toThrow('stop now');
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it('passes a spawn failure through as is', async () => {
     await expect(runProcess('/nonexistent/ffprobe', [], opts)).rejects.toMatchObject({ code: 'ENOENT' });
   });

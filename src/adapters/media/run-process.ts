@@ -8,6 +8,8 @@ export interface RunOptions {
   maxStdoutBytes: number;
   /** Name used in messages (`ffprobe`, `ffmpeg`). */
   label: string;
+  /** Kills the process (SIGKILL) when aborted; the run then rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export interface RunResult {
@@ -23,7 +25,8 @@ const STDERR_KEEP = 16 * 1024;
 /**
  * Runs a binary with an argument list (never through a shell), no stdin, a hard timeout (SIGKILL)
  * and a bound on stdout. Resolves with the exit status; the caller decides what a non-zero exit means.
- * Rejects with TIMEOUT or TOO_LARGE (MediaError), or with the spawn error (ENOENT) as is.
+ * Rejects with TIMEOUT or TOO_LARGE (MediaError), the abort reason when `signal` aborts (the
+ * process is killed first), or with the spawn error (ENOENT) as is.
  */
 export function runProcess(bin: string, args: readonly string[], opts: RunOptions): Promise<RunResult> {
   return new Promise((resolve, reject) => {
@@ -31,11 +34,14 @@ export function runProcess(bin: string, args: readonly string[], opts: RunOption
     const chunks: Buffer[] = [];
     let stdoutBytes = 0;
     let stderr = '';
-    let failure: MediaError | undefined;
-    const kill = (err: MediaError) => {
+    let failure: unknown;
+    const kill = (err: unknown) => {
       failure ??= err;
       child.kill('SIGKILL');
     };
+    const onAbort = () => kill(opts.signal?.reason ?? new Error('aborted'));
+    if (opts.signal?.aborted) onAbort();
+    else opts.signal?.addEventListener('abort', onAbort, { once: true });
     const timer = setTimeout(
       () =>
         kill(
@@ -54,12 +60,16 @@ export function runProcess(bin: string, args: readonly string[], opts: RunOption
     child.stderr.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_KEEP);
     });
-    child.on('error', (err) => {
+    const done = () => {
       clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+    };
+    child.on('error', (err) => {
+      done();
       reject(err);
     });
     child.on('close', (exitCode, signal) => {
-      clearTimeout(timer);
+      done();
       if (failure) reject(failure);
       else resolve({ exitCode, signal, stdout: Buffer.concat(chunks), stderr });
     });

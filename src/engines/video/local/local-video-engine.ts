@@ -480,6 +480,7 @@ export function createLocalVideoEngine(options: LocalVideoEngineOptions = {}): V
           timeoutMs,
           maxStdoutBytes: 1024 * 1024,
           label: 'Rendering the video',
+          ...(signal ? { signal } : {}),
         }),
         signal,
       ).catch((err) => {
