@@ -1,19 +1,18 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { redisAvailable } from '../../src/jobs/jobs.test-harness.ts';
 import { makeVideo } from '../fixtures/media/generate.ts';
 import { dbKinds, tmpDir } from '../helpers/app.ts';
-import { deleteRedisKeys, eventually, freePort, texturedJpeg, type UploadSlot } from '../helpers/assets.ts';
-import { TEST_PG_URL, TEST_REDIS_URL } from '../helpers/pg.ts';
+import { eventually, freePort, texturedJpeg, type UploadSlot } from '../helpers/assets.ts';
+import { TEST_REDIS_URL } from '../helpers/pg.ts';
 import { atelier, cleanEnv, healthy, kill, type Proc, run, workerReady } from '../helpers/processes.ts';
-import { startS3rver, type TestS3 } from '../helpers/s3.ts';
+import { withScaledStack } from '../helpers/scaled.ts';
 
 /**
  * Crash safety of asset processing, with real processes (`node --import tsx src/main.ts …`):
@@ -211,38 +210,8 @@ describe('crash safety of asset processing (real processes, SIGKILL)', () => {
 
   it.runIf(redis && dbKinds().includes('postgres'))(
     'scaled: a worker killed mid-processing (PostgreSQL, BullMQ, S3) leaves every asset to a new worker, done exactly once',
-    async () => {
-      const suffix = randomBytes(4).toString('hex');
-      const database = `atelier_crash_${suffix}`;
-      const prefix = `atelier-crash-${suffix}`;
-      const admin = new pg.Client({ connectionString: TEST_PG_URL });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${database}`);
-      const dbUrl = new URL(TEST_PG_URL);
-      dbUrl.pathname = `/${database}`;
-      let s3: TestS3 | undefined;
-      const dataDir = tmpDir('atelier-crash-scaled-');
-      const procs: Proc[] = [];
-      try {
-        s3 = await startS3rver('atelier-crash');
-        const port = await freePort();
-        const base = `http://127.0.0.1:${port}`;
-        const env = cleanEnv({
-          ATELIER_DATA_DIR: dataDir,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          ATELIER_PUBLIC_URL: base,
-          DATABASE_URL: dbUrl.toString(),
-          REDIS_URL: TEST_REDIS_URL,
-          ATELIER_QUEUE_PREFIX: prefix,
-          ...s3.env,
-        });
-        const { apiKey, organizationId } = JSON.parse(await run(['admin', 'bootstrap', '--json'], env));
-        const api = atelier(['serve', '--no-workers'], env);
-        procs.push(api);
-        const worker = atelier(['worker'], env);
-        procs.push(worker);
-        await Promise.all([healthy(base, api), workerReady(worker)]);
+    () =>
+      withScaledStack('crash', async ({ base, apiKey, organizationId, prefix, s3, worker, start }) => {
         const { brandId, assetIds } = await uploadAll(base, apiKey, files);
         const seen = await killMidway(base, apiKey, assetIds, worker);
         expect(Object.values(seen).filter((s) => s === 'processing').length, JSON.stringify(seen)).toBeGreaterThan(0);
@@ -251,8 +220,7 @@ describe('crash safety of asset processing (real processes, SIGKILL)', () => {
         r.disconnect();
         expect(active).toBeGreaterThan(0); // the dead worker held these jobs
 
-        const next = atelier(['worker'], env);
-        procs.push(next);
+        const next = start(['worker']);
         await workerReady(next);
         await checkAllComplete(base, apiKey, brandId, assetIds, files);
 
@@ -270,15 +238,7 @@ describe('crash safety of asset processing (real processes, SIGKILL)', () => {
           expect(names.sort(), id).toEqual(['original', 'thumbnail.webp']);
         }
         client.destroy();
-      } finally {
-        for (const p of procs) await kill(p, 'SIGTERM');
-        await s3?.close();
-        await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-        await admin.end();
-        await deleteRedisKeys(TEST_REDIS_URL, prefix);
-        fs.rmSync(dataDir, { recursive: true, force: true });
-      }
-    },
+      }),
     SLOW,
   );
 });

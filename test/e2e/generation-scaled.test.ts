@@ -1,15 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import pg from 'pg';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { redisAvailable } from '../../src/jobs/jobs.test-harness.ts';
-import { dbKinds, tmpDir } from '../helpers/app.ts';
-import { deleteRedisKeys, eventually, freePort } from '../helpers/assets.ts';
+import { dbKinds } from '../helpers/app.ts';
+import { eventually } from '../helpers/assets.ts';
 import { productFixture } from '../helpers/generation.ts';
-import { TEST_PG_URL, TEST_REDIS_URL } from '../helpers/pg.ts';
-import { atelier, cleanEnv, healthy, kill, type Proc, run, workerReady } from '../helpers/processes.ts';
-import { startS3rver, type TestS3 } from '../helpers/s3.ts';
+import { kill } from '../helpers/processes.ts';
+import { withScaledStack } from '../helpers/scaled.ts';
 
 /**
  * Generation in the scaled mode, with real processes: PostgreSQL, BullMQ on Redis and an
@@ -25,38 +21,8 @@ type Json = any;
 describe('generation in the scaled mode (real processes)', () => {
   it.runIf(redis && dbKinds().includes('postgres'))(
     'enhancement, environment, scene forge and refinement through an API node and a worker on PostgreSQL, BullMQ and S3',
-    async () => {
-      const suffix = randomBytes(4).toString('hex');
-      const database = `atelier_gen_${suffix}`;
-      const prefix = `atelier-gen-${suffix}`;
-      const admin = new pg.Client({ connectionString: TEST_PG_URL });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${database}`);
-      const dbUrl = new URL(TEST_PG_URL);
-      dbUrl.pathname = `/${database}`;
-      let s3: TestS3 | undefined;
-      const dataDir = tmpDir('atelier-gen-scaled-');
-      const procs: Proc[] = [];
-      try {
-        s3 = await startS3rver('atelier-gen');
-        const port = await freePort();
-        const base = `http://127.0.0.1:${port}`;
-        const env = cleanEnv({
-          ATELIER_DATA_DIR: dataDir,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          ATELIER_PUBLIC_URL: base,
-          DATABASE_URL: dbUrl.toString(),
-          REDIS_URL: TEST_REDIS_URL,
-          ATELIER_QUEUE_PREFIX: prefix,
-          ...s3.env,
-        });
-        const { apiKey } = JSON.parse(await run(['admin', 'bootstrap', '--json'], env));
-        const api = atelier(['serve', '--no-workers'], env);
-        const worker = atelier(['worker'], env);
-        procs.push(api, worker);
-        await Promise.all([healthy(base, api), workerReady(worker)]);
-
+    () =>
+      withScaledStack('gen', async ({ base, apiKey, worker }) => {
         const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
         const call = async (method: string, url: string, body?: unknown): Promise<Json> => {
           const res = await fetch(`${base}/v1${url}`, {
@@ -148,15 +114,7 @@ describe('generation in the scaled mode (real processes)', () => {
         expect(after.refinedVariations[0].variations[0].scoreDeltas).toBeDefined();
         await kill(worker, 'SIGTERM');
         expect(await worker.exited).toBe(0);
-      } finally {
-        for (const p of procs) await kill(p, 'SIGTERM');
-        await s3?.close();
-        await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-        await admin.end();
-        await deleteRedisKeys(TEST_REDIS_URL, prefix);
-        fs.rmSync(dataDir, { recursive: true, force: true });
-      }
-    },
+      }),
     SLOW,
   );
 });
