@@ -332,7 +332,15 @@ describe('guideline text', () => {
       { kind: 'body', text: 'We ship worldwide.' },
     ]);
     const heading = guidelineBlocks('Our values\nCraft\nKindness\nCuriosity');
-    for (const blocks of [alone, inline, heading]) {
+    // Inside another section (an About paragraph): the rest of the line stays in that section.
+    const inSection = guidelineBlocks(
+      'About us\nWe make chairs. Our values: Craft, Kindness, Curiosity. We ship worldwide.',
+    );
+    expect(inSection).toEqual([
+      { kind: 'values', text: 'Craft, Kindness, Curiosity' },
+      { kind: 'about', text: 'We make chairs.\nWe ship worldwide.' },
+    ]);
+    for (const blocks of [alone, inline, heading, inSection]) {
       expect(analyzeText({ blocks }).values).toEqual(['Craft', 'Kindness', 'Curiosity']);
     }
     expect(brandNameFromTitle('Nothing to see')).toBeUndefined();

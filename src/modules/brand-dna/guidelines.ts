@@ -558,14 +558,15 @@ export function guidelineBlocks(text: string, maxBlocks = 200): TextBlock[] {
     }
     // "… . Our values: Craft, Kindness, Curiosity." inside a paragraph (PDF text runs lines
     // together): the labelled list is a values section of its own, like a list under a heading.
+    // Inside another section (an "About us" paragraph), the rest of the line stays in it.
     const listed = VALUES_IN_LINE.exec(line);
-    if (listed && !current) {
+    if (listed && current?.kind !== 'values') {
       const before = line.slice(0, listed.index + listed[1]!.length).trim();
       const after = line.slice(listed.index + listed[0].length).trim();
-      if (before) body.push(before);
-      flushBody();
+      if (before) (current ? current.lines : body).push(before);
+      if (!current) flushBody();
       out.push({ kind: 'values', text: listed[3]!.trim() });
-      if (after) body.push(after);
+      if (after) (current ? current.lines : body).push(after);
       continue;
     }
     if (current) {
