@@ -8,6 +8,7 @@ import type { Principal } from '../access/access.service.ts';
 import type { Warning } from '../generation/generation.schemas.ts';
 import type { PromptEnhancementsTable } from '../generation/generation.tables.ts';
 import type { InputsResolver } from '../generation/inputs.ts';
+import { lifecycleMembers, pendingLifecycle } from '../generation/lifecycle.ts';
 import { reserveUnits, writeOrRelease } from '../generation/quota.ts';
 import type { RunsRepo } from '../generation/runs.repo.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
@@ -33,15 +34,10 @@ function present(row: PromptEnhancementsTable): SceneEnhancement {
     partner: row.partner as SceneEnhancement['partner'],
     warnings: fromJson<Warning[]>(row.warnings, []),
     status: row.status as SceneEnhancement['status'],
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    ...lifecycleMembers(row),
   };
   if (row.optimized_prompt !== null) out.optimizedPrompt = row.optimized_prompt;
   if (row.theme !== null) out.theme = row.theme;
-  if (row.error_code) out.errorCode = row.error_code;
-  if (row.error_message) out.errorMessage = row.error_message;
-  if (row.completed_at) out.completedAt = row.completed_at;
-  if (row.failed_at) out.failedAt = row.failed_at;
   return out;
 }
 
@@ -64,7 +60,6 @@ export function createEnhancementsService(deps: EnhancementsServiceDeps) {
         original_prompt: body.originalPrompt,
         optimized_prompt: null,
         theme: null,
-        status: 'pending',
         use_brand_dna: useBrandDna ? 1 : 0,
         partner: body.partner ?? 'default',
         aspect_ratio: body.aspectRatio ?? null,
@@ -75,12 +70,7 @@ export function createEnhancementsService(deps: EnhancementsServiceDeps) {
         warnings: '[]',
         reservation_id: reservationId ?? null,
         engine: null,
-        error_code: null,
-        error_message: null,
-        created_at: at,
-        updated_at: at,
-        completed_at: null,
-        failed_at: null,
+        ...pendingLifecycle(at),
       };
       await writeOrRelease(
         deps.usage,

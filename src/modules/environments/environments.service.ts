@@ -7,6 +7,7 @@ import type { JobSystem } from '../../jobs/types.ts';
 import type { Principal } from '../access/access.service.ts';
 import type { AssetsService } from '../assets/assets.service.ts';
 import type { InputsResolver } from '../generation/inputs.ts';
+import { assetRef, lifecycleMembers, pendingLifecycle } from '../generation/lifecycle.ts';
 import { reserveUnits, writeOrRelease } from '../generation/quota.ts';
 import { seedOf } from '../generation/rollup.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
@@ -35,22 +36,15 @@ export function createEnvironmentsService(deps: EnvironmentsServiceDeps) {
       brandId: row.brand_id,
       prompt: row.prompt,
       status: row.status as EnvironmentGeneration['status'],
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
+      ...lifecycleMembers(row),
     };
     if (row.status === 'completed') {
-      const ref = (await deps.assets.refs(row.organization_id, [row.asset_id])).get(row.asset_id);
-      out.generatedAsset = {
-        assetId: row.asset_id,
-        assetType: 'environment',
-        ...(ref?.url ? { url: ref.url } : {}),
-        ...(ref?.thumbnailUrl ? { thumbnailUrl: ref.thumbnailUrl } : {}),
-      };
+      out.generatedAsset = assetRef(
+        await deps.assets.refs(row.organization_id, [row.asset_id]),
+        row.asset_id,
+        'environment',
+      );
     }
-    if (row.error_code) out.errorCode = row.error_code;
-    if (row.error_message) out.errorMessage = row.error_message;
-    if (row.completed_at) out.completedAt = row.completed_at;
-    if (row.failed_at) out.failedAt = row.failed_at;
     return out;
   }
 
@@ -71,15 +65,9 @@ export function createEnvironmentsService(deps: EnvironmentsServiceDeps) {
         context: toJson(inputs),
         seed: seedOf(id),
         asset_id: randomUUID(),
-        status: 'pending',
         reservation_id: reservationId ?? null,
         engine: null,
-        error_code: null,
-        error_message: null,
-        created_at: at,
-        updated_at: at,
-        completed_at: null,
-        failed_at: null,
+        ...pendingLifecycle(at),
       };
       await writeOrRelease(
         deps.usage,

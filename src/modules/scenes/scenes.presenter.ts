@@ -1,20 +1,9 @@
 import { fromJson } from '../../adapters/db/columns.ts';
 import type { AssetsService } from '../assets/assets.service.ts';
-import type { GenerationAssetRef, Scores, Warning } from '../generation/generation.schemas.ts';
+import type { Scores, Warning } from '../generation/generation.schemas.ts';
+import { type AssetLinks as Refs, assetRef as ref, lifecycleMembers } from '../generation/lifecycle.ts';
 import type { ForgeRow, RefinementRow, ScenesRepo, VariationRow } from './scenes.repo.ts';
 import type { Refinement, SceneForge, Variation } from './scenes.schemas.ts';
-
-type Refs = Awaited<ReturnType<AssetsService['refs']>>;
-
-const ref = (refs: Refs, assetId: string, fallbackType: string): GenerationAssetRef => {
-  const r = refs.get(assetId);
-  return {
-    assetId,
-    assetType: r?.assetType ?? fallbackType,
-    ...(r?.url ? { url: r.url } : {}),
-    ...(r?.thumbnailUrl ? { thumbnailUrl: r.thumbnailUrl } : {}),
-  };
-};
 
 /** A variation as the spec's Variation: absent values omitted, its asset once it is completed. */
 export function presentVariation(v: VariationRow, refs: Refs): Variation {
@@ -27,8 +16,7 @@ export function presentVariation(v: VariationRow, refs: Refs): Variation {
     blendingPrompt: v.blending_prompt,
     liked: v.liked === 1,
     disliked: v.disliked === 1,
-    createdAt: v.created_at,
-    updatedAt: v.updated_at,
+    ...lifecycleMembers(v),
     warnings: fromJson<Warning[]>(v.warnings, []),
   };
   if (v.source_variation_id) out.sourceVariationId = v.source_variation_id;
@@ -38,10 +26,6 @@ export function presentVariation(v: VariationRow, refs: Refs): Variation {
   if (v.height !== null) out.height = v.height;
   if (v.scores) out.scores = fromJson<Scores>(v.scores, null as never);
   if (v.score_deltas) out.scoreDeltas = fromJson<Scores>(v.score_deltas, null as never);
-  if (v.error_code) out.errorCode = v.error_code;
-  if (v.error_message) out.errorMessage = v.error_message;
-  if (v.completed_at) out.completedAt = v.completed_at;
-  if (v.failed_at) out.failedAt = v.failed_at;
   if (v.critique_status) out.critiqueStatus = v.critique_status;
   if (v.critique) out.critique = fromJson<Variation['critique']>(v.critique, undefined);
   return out;
@@ -110,15 +94,10 @@ export async function presentForges(
         .map((x) => presentRefinement(x, own, refs)),
       useBrandDna: r.use_brand_dna === 1,
       status: r.status as SceneForge['status'],
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
+      ...lifecycleMembers(r),
     };
     if (r.theme) forge.theme = r.theme;
     if (environmentAsset) forge.environmentAsset = environmentAsset;
-    if (r.error_code) forge.errorCode = r.error_code;
-    if (r.error_message) forge.errorMessage = r.error_message;
-    if (r.completed_at) forge.completedAt = r.completed_at;
-    if (r.failed_at) forge.failedAt = r.failed_at;
     return forge;
   });
 }

@@ -13,6 +13,7 @@ import type { GenerationInputs, InputsResolver } from '../generation/inputs.ts';
 import { toEnhancementInput } from '../generation/enhancement-input.ts';
 import { conditionPrompt } from '../generation/prompt.ts';
 import { sceneWarnings } from '../../engines/text/local/scene-enhancer.local.ts';
+import { pendingLifecycle } from '../generation/lifecycle.ts';
 import { reserveUnits, writeOrRelease } from '../generation/quota.ts';
 import { seedOf } from '../generation/rollup.ts';
 import { sceneVariationJob } from './scenes.jobs.ts';
@@ -112,13 +113,7 @@ export function createScenesService(deps: ScenesServiceDeps) {
         use_brand_dna: useBrandDna ? 1 : 0,
         brand_dna_version_id: inputs.dna?.versionId ?? null,
         context: toJson(inputs),
-        status: 'pending',
-        error_code: null,
-        error_message: null,
-        created_at: at,
-        updated_at: at,
-        completed_at: null,
-        failed_at: null,
+        ...pendingLifecycle(at),
       };
       const variations = variationIds.map(
         (id, position): VariationRow => ({
