@@ -35,3 +35,27 @@ export async function downloadToFile(
   await pipeline(await storage.getStream(key), fs.createWriteStream(file, { flags: 'wx', mode: 0o600 }));
   return (await fs.promises.stat(file)).size;
 }
+
+/**
+ * An object's bytes in memory, for objects known to be small enough (pictures for generation);
+ * more than `maxBytes` stops the read and throws, naming `label`.
+ */
+export async function readToBuffer(
+  storage: Pick<ObjectStorage, 'getStream'>,
+  key: string,
+  maxBytes: number,
+  label = key,
+): Promise<Buffer> {
+  const stream = await storage.getStream(key);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) {
+      stream.destroy();
+      throw new Error(`${label} is larger than ${maxBytes} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
-import { downloadToFile } from '../../adapters/storage/storage.ts';
+import { downloadToFile, readToBuffer } from '../../adapters/storage/storage.ts';
 import {
   checkDeclaredAgainstDetected,
   classifyDeclared,
@@ -34,6 +34,8 @@ export interface AssetsServiceDeps {
 }
 
 const DEFAULT_CATEGORY = { id: 'general', name: 'General' };
+/** Largest generated image read back into memory (a 4096 px PNG is well under it). */
+const GENERATED_MAX_BYTES = 256 * 1024 * 1024;
 /** Assets waiting this long for processing get their job enqueued again (a no-op while it exists). */
 const REQUEUE_AFTER_MS = 2 * 60_000;
 
@@ -381,9 +383,7 @@ export function createAssetsService({ repo, storage, jobs, clock, config }: Asse
     async readGenerated(assetId: string): Promise<Buffer | undefined> {
       const row = await repo.getAssetById(assetId);
       if (row?.origin !== 'generated') return undefined;
-      const chunks: Buffer[] = [];
-      for await (const chunk of await storage.getStream(row.storage_key)) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks);
+      return readToBuffer(storage, row.storage_key, GENERATED_MAX_BYTES, `Asset ${assetId}`);
     },
 
     /**

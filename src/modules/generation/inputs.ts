@@ -2,6 +2,7 @@ import { fromJson } from '../../adapters/db/columns.ts';
 import type { Database } from '../../adapters/db/database.ts';
 import { COLOR_NAMES } from '../../adapters/media/colors.ts';
 import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
+import { readToBuffer } from '../../adapters/storage/storage.ts';
 import { forbidden, notFound, unprocessable } from '../../http/errors.ts';
 import type { Principal } from '../access/access.service.ts';
 import type { BrandDnaService } from '../brand-dna/brand-dna.service.ts';
@@ -203,16 +204,5 @@ export async function readInput(
   input: AssetInput,
   maxBytes = 64 * 1024 * 1024,
 ) {
-  const stream = await storage.getStream(input.key);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) {
-      stream.destroy();
-      throw new Error(`Asset ${input.assetId} is larger than ${maxBytes} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+  return readToBuffer(storage, input.key, maxBytes, `Asset ${input.assetId}`);
 }
