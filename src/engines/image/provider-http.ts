@@ -587,3 +587,19 @@ export async function providerSceneResult(
 
 /** Trims trailing slashes. */
 export const trimBase = (url: string) => url.replace(/\/+$/, '');
+
+/** The aspect ratios a model accepts (`16:9`...), parsed once; a bad one stops the engine's creation. */
+export function parseRatios(list: readonly string[], label: string): { width: number; height: number; text: string }[] {
+  return list.map((r) => {
+    const p = parseRatio(r);
+    if (!p) throw new Error(`${label}: "${r}" is not an aspect ratio like 16:9`);
+    return { ...p, text: r };
+  });
+}
+
+/**
+ * A URL a provider's answer gave, when it is on the configured API origin; else `fallback` (built
+ * from ids), so the API key is never sent to an origin the operator did not configure.
+ */
+export const onOrigin = (origin: string) => (given: unknown, fallback: string) =>
+  typeof given === 'string' && URL.canParse(given) && new URL(given).origin === origin ? given : fallback;

@@ -1,7 +1,8 @@
 import {
   createProviderHttp,
   nearestSize,
-  parseRatio,
+  onOrigin,
+  parseRatios,
   pngDataUri,
   type ProviderDeps,
   type ProviderLimits,
@@ -83,11 +84,7 @@ export function createFalSceneEngine(settings: FalSettings, deps: ProviderDeps):
   const name = `fal:${model}`;
   const imageInput = settings.imageInput ?? 'image_url';
   const sizeInput = settings.sizeInput ?? 'aspect_ratio';
-  const ratios = (settings.aspectRatios ?? [...ASPECT_RATIOS]).map((r) => {
-    const p = parseRatio(r);
-    if (!p) throw new Error(`fal: "${r}" is not an aspect ratio like 16:9`);
-    return { ...p, text: r };
-  });
+  const ratios = parseRatios(settings.aspectRatios ?? ASPECT_RATIOS, 'fal');
   const origin = new URL(baseUrl).origin;
   const http = createProviderHttp(
     {
@@ -100,9 +97,7 @@ export function createFalSceneEngine(settings: FalSettings, deps: ProviderDeps):
     },
     deps,
   );
-  /** A URL fal gave, when it is on the configured origin; else the one built from the app id. */
-  const own = (given: unknown, fallback: string) =>
-    typeof given === 'string' && URL.canParse(given) && new URL(given).origin === origin ? given : fallback;
+  const own = onOrigin(origin);
 
   return {
     name,

@@ -2,7 +2,8 @@ import {
   createProviderHttp,
   encodeMultipart,
   nearestSize,
-  parseRatio,
+  onOrigin,
+  parseRatios,
   pngDataUri,
   type ProviderDeps,
   type ProviderLimits,
@@ -85,11 +86,7 @@ export function createReplicateSceneEngine(settings: ReplicateSettings, deps: Pr
   const name = `replicate:${model}`;
   const imageInput = settings.imageInput === undefined ? 'input_image' : settings.imageInput;
   const sizeInput = settings.sizeInput ?? 'aspect_ratio';
-  const ratios = (settings.aspectRatios ?? [...ASPECT_RATIOS]).map((r) => {
-    const p = parseRatio(r);
-    if (!p) throw new Error(`replicate: "${r}" is not an aspect ratio like 16:9`);
-    return { ...p, text: r };
-  });
+  const ratios = parseRatios(settings.aspectRatios ?? ASPECT_RATIOS, 'replicate');
   const wait = Math.min(60, Math.max(0, Math.round(settings.waitSeconds ?? 0)));
   const http = createProviderHttp(
     {
@@ -102,8 +99,7 @@ export function createReplicateSceneEngine(settings: ReplicateSettings, deps: Pr
     },
     deps,
   );
-  const own = (given: unknown, fallback: string) =>
-    typeof given === 'string' && URL.canParse(given) && new URL(given).origin === origin ? given : fallback;
+  const own = onOrigin(origin);
 
   /** A data URI, or the URL of the bytes uploaded to Replicate's Files API. */
   async function fileInput(s: ProviderSession, png: Buffer, filename: string): Promise<string> {
