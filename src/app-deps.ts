@@ -18,6 +18,7 @@ import type { ExtractionService } from './modules/extraction/extraction.service.
 import type { ScenesService } from './modules/scenes/scenes.service.ts';
 import type { EnvironmentsService } from './modules/environments/environments.service.ts';
 import type { EnhancementsService } from './modules/enhancements/enhancements.service.ts';
+import type { VideosService } from './modules/videos/videos.service.ts';
 
 /**
  * Everything the HTTP app needs; built once by `createDeps` (deps.ts), or by tests. Routes and
@@ -56,4 +57,6 @@ export interface AppDeps {
   environments: EnvironmentsService;
   /** Prompt enhancements (src/modules/enhancements). */
   enhancements: EnhancementsService;
+  /** Video generation (src/modules/videos). */
+  videos: VideosService;
 }

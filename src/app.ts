@@ -18,6 +18,7 @@ import { brandDnaRoutes } from './modules/brand-dna/brand-dna.routes.ts';
 import { scenesRoutes } from './modules/scenes/scenes.routes.ts';
 import { environmentsRoutes } from './modules/environments/environments.routes.ts';
 import { enhancementsRoutes } from './modules/enhancements/enhancements.routes.ts';
+import { videosRoutes } from './modules/videos/videos.routes.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -83,6 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(scenesRoutes(deps));
       await v1.register(environmentsRoutes(deps));
       await v1.register(enhancementsRoutes(deps));
+      await v1.register(videosRoutes(deps));
     },
     { prefix: '/v1' },
   );

@@ -26,6 +26,7 @@ import { createInputsResolver } from './modules/generation/inputs.ts';
 import { createScenesModule } from './modules/scenes/scenes.module.ts';
 import { createEnvironmentsModule } from './modules/environments/environments.module.ts';
 import { createEnhancementsModule } from './modules/enhancements/enhancements.module.ts';
+import { createVideosModule } from './modules/videos/videos.module.ts';
 
 export interface DepsOverrides {
   clock?: Clock;
@@ -124,6 +125,8 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
   jobs.register(...environmentsModule.jobs);
   const enhancementsModule = createEnhancementsModule({ ...generationDeps, enhancer: engines.enhancer });
   jobs.register(...enhancementsModule.jobs);
+  const videosModule = createVideosModule({ ...generationDeps, plans, storage });
+  jobs.register(...videosModule.jobs);
   const schedules = [...assetsModule.schedules, ...extractionModule.schedules];
   return {
     config,
@@ -146,6 +149,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     scenes: scenesModule.service,
     environments: environmentsModule.service,
     enhancements: enhancementsModule.service,
+    videos: videosModule.service,
     /** Starts consuming jobs (serve, worker, tests) after putting every module's schedule in place. */
     async startWorkers(opts = {}) {
       for (const sch of schedules) await jobs.schedule(sch.name, sch.payload, { everyMs: sch.everyMs });

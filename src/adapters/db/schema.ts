@@ -6,6 +6,7 @@ import type { JobsTables } from '../../jobs/jobs.tables.ts';
 import type { ExtractionTables } from '../../modules/extraction/extraction.tables.ts';
 import type { BrandDnaTables } from '../../modules/brand-dna/brand-dna.tables.ts';
 import type { GenerationTables } from '../../modules/generation/generation.tables.ts';
+import type { VideoTables } from '../../modules/videos/videos.tables.ts';
 
 /**
  * The whole relational schema as Kysely sees it: each feature module declares its own tables in
@@ -19,4 +20,5 @@ export interface DB
     JobsTables,
     ExtractionTables,
     BrandDnaTables,
-    GenerationTables {}
+    GenerationTables,
+    VideoTables {}

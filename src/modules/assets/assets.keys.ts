@@ -6,6 +6,8 @@ export const originalKey = (orgId: string, assetId: string) => `${assetFolder(or
  * PUT to a still-valid link can never replace a confirmed asset's bytes after they were sniffed.
  */
 export const uploadKey = (orgId: string, assetId: string) => `${assetFolder(orgId, assetId)}upload`;
+/** A generated video's preview clip (short, low resolution), next to its original. */
+export const previewKey = (orgId: string, assetId: string) => `${assetFolder(orgId, assetId)}preview.mp4`;
 export const thumbnailKey = (orgId: string, assetId: string, ext: 'webp' | 'jpeg') =>
   `${assetFolder(orgId, assetId)}thumbnail.${ext}`;
 

@@ -20,7 +20,7 @@ import type { Principal } from '../access/access.service.ts';
 import type { JobSystem } from '../../jobs/types.ts';
 import type { AssetRow, AssetsRepo, UploadRow } from './assets.repo.ts';
 import type { Asset, AssetType, InitiateUploadBody, ListAssetsQuery } from './assets.schemas.ts';
-import { originalKey, sanitizeFileName, uploadKey } from './assets.keys.ts';
+import { originalKey, previewKey, sanitizeFileName, uploadKey } from './assets.keys.ts';
 import { presentAsset } from './assets.presenter.ts';
 import { processAssetJob, processedFields, storeThumbnail } from './assets.jobs.ts';
 import { analyzeFile } from './assets.processing.ts';
@@ -322,30 +322,41 @@ export function createAssetsService({ repo, storage, jobs, clock, config }: Asse
     },
 
     /**
-     * Stores a generated image as a `complete` asset of the brand under a given id, analyzed in
-     * place (dimensions, tags, colours, thumbnail) so the caller can mark its generation done with
-     * a usable asset. Idempotent: when the asset exists already (a job that ran twice) it is
-     * returned as it is.
+     * Stores a generation's result as a `complete` asset of the brand under the id fixed at create
+     * (idempotent: an asset already stored under it is returned as it is): the bytes (`png`, or an
+     * `mp4` with its `preview` clip kept next to it at `previewKey`), analyzed like an upload
+     * (dimension, duration, frame rate, thumbnail).
      */
-    async storeGenerated(input: {
-      orgId: string;
-      brandId: string;
-      assetId: string;
-      png: Buffer;
-      fileName: string;
-      type: AssetType;
-      description?: string;
-      tags?: string[];
-    }): Promise<Asset> {
+    async storeGenerated(
+      input: {
+        orgId: string;
+        brandId: string;
+        assetId: string;
+        fileName: string;
+        type: AssetType;
+        description?: string;
+        tags?: string[];
+      } & ({ png: Buffer } | { mp4: Buffer; preview?: Buffer }),
+    ): Promise<Asset> {
       const existing = await repo.getAssetById(input.assetId);
       if (existing) return present(existing);
+      const video = 'mp4' in input;
+      const bytes = video ? input.mp4 : input.png;
+      const format = video ? 'MP4' : 'PNG';
+      const contentType = video ? 'video/mp4' : 'image/png';
       const key = originalKey(input.orgId, input.assetId);
       const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'atelier-generated-'));
       try {
-        const file = path.join(dir, 'image.png');
-        await fs.writeFile(file, input.png);
-        const result = await analyzeFile(file, 'PNG');
-        await storage.put(key, input.png, { contentType: 'image/png', contentLength: input.png.length });
+        const file = path.join(dir, video ? 'video.mp4' : 'image.png');
+        await fs.writeFile(file, bytes);
+        const result = await analyzeFile(file, format);
+        await storage.put(key, bytes, { contentType, contentLength: bytes.length });
+        if (video && input.preview) {
+          await storage.put(previewKey(input.orgId, input.assetId), input.preview, {
+            contentType: 'video/mp4',
+            contentLength: input.preview.length,
+          });
+        }
         const thumb = await storeThumbnail(storage, input.orgId, input.assetId, result);
         const t = now();
         const row: AssetRow = {
@@ -359,9 +370,9 @@ export function createAssetsService({ repo, storage, jobs, clock, config }: Asse
           quality_status: 'complete',
           origin: 'generated',
           file_name: sanitizeFileName(input.fileName),
-          file_type: 'image',
-          file_size: input.png.length,
-          detected_format: 'PNG',
+          file_type: video ? 'video' : 'image',
+          file_size: bytes.length,
+          detected_format: format,
           storage_key: key,
           description: input.description ?? null,
           tags: toJson(input.tags ?? []),
@@ -374,6 +385,11 @@ export function createAssetsService({ repo, storage, jobs, clock, config }: Asse
       } finally {
         await fs.rm(dir, { recursive: true, force: true });
       }
+    },
+
+    /** Whether an asset is stored under this id (a generation job that ran before may have stored it). */
+    async exists(assetId: string): Promise<boolean> {
+      return (await repo.getAssetById(assetId)) !== undefined;
     },
 
     /**

@@ -5,12 +5,17 @@ import { createLocalSceneEngine } from '../../engines/image/local/local-scene-en
 import type { SceneEngine } from '../../engines/image/scene-engine.ts';
 import { createSceneEnhancer, type TextEngineSettings } from '../../engines/text/index.ts';
 import type { SceneEnhancer } from '../../engines/text/scene-enhancer.ts';
+import { createLocalVideoEngine } from '../../engines/video/local/local-video-engine.ts';
+import type { VideoEngine } from '../../engines/video/video-engine.ts';
+import type { VideoModelId } from '../videos/video-models.ts';
 
 /** The engines generation jobs call, chosen once per process from the settings. */
 export interface GenerationEngines {
   scene: SceneEngine;
   environment: EnvironmentEngine;
   enhancer: SceneEnhancer;
+  /** The video engine a model id is mapped to. */
+  video(model: VideoModelId): VideoEngine;
 }
 
 export interface EngineSettings {
@@ -30,7 +35,9 @@ export function createGenerationEngines(
   o: { logger?: { warn(obj: object, msg?: string): void } } = {},
 ): GenerationEngines {
   const local = () => createLocalSceneEngine({ longSide: s.longSide });
+  const localVideo = createLocalVideoEngine();
   return {
+    video: () => localVideo,
     scene: createSceneEngine(s.image, { local }),
     environment: createLocalEnvironmentEngine(),
     enhancer: createSceneEnhancer(s.llm, o.logger ? { logger: o.logger } : {}),

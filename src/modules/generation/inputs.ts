@@ -78,6 +78,31 @@ export function resolveUseBrandDna(p: Principal, plans: PlanCatalog, requested: 
   return requested ?? hasFeature;
 }
 
+/** The columns of an asset row an AssetInput is made of. */
+export interface AssetInputColumns {
+  id: string;
+  type: string;
+  storage_key: string;
+  file_name: string;
+  description: string | null;
+  tags: string;
+  auto_tags: string;
+}
+
+/** What a generation keeps of an input asset: where its bytes are, and its words and colours. */
+export function assetInputOf(row: AssetInputColumns): AssetInput {
+  const tags = [...fromJson<string[]>(row.tags, []), ...fromJson<string[]>(row.auto_tags, [])];
+  return {
+    assetId: row.id,
+    assetType: row.type,
+    key: row.storage_key,
+    fileName: row.file_name,
+    ...(row.description ? { description: row.description } : {}),
+    tags: [...new Set(tags)],
+    colors: [...new Set(tags.filter((t) => COLOR_WORDS.has(t)))],
+  };
+}
+
 export function createInputsResolver(deps: InputsDeps) {
   const { db } = deps;
 
@@ -134,16 +159,7 @@ export function createInputsResolver(deps: InputsDeps) {
           'ASSET_NOT_IMAGE',
         );
       }
-      const tags = [...fromJson<string[]>(row.tags, []), ...fromJson<string[]>(row.auto_tags, [])];
-      return {
-        assetId: row.id,
-        assetType: row.type,
-        key: row.storage_key,
-        fileName: row.file_name,
-        ...(row.description ? { description: row.description } : {}),
-        tags: [...new Set(tags)],
-        colors: [...new Set(tags.filter((t) => COLOR_WORDS.has(t)))],
-      };
+      return assetInputOf(row);
     });
   }
 
@@ -167,6 +183,8 @@ export function createInputsResolver(deps: InputsDeps) {
 
   return {
     brandOf,
+    /** The brand's active Brand DNA, reduced to what engines read; undefined without one. */
+    activeDna: dnaOf,
     /** Brand, products, environment and (when used) the active DNA, every rule checked. */
     async resolve(
       p: Principal,

@@ -1,11 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../adapters/db/database.ts';
+import type { VideoPromptEnhancementsTable } from '../videos/videos.tables.ts';
 import type { EnvironmentGenerationsTable, PromptEnhancementsTable } from './generation.tables.ts';
 
 /** Generation resources that are one run each (no variations). */
 type RunTables = {
   environment_generations: EnvironmentGenerationsTable;
   prompt_enhancements: PromptEnhancementsTable;
+  video_prompt_enhancements: VideoPromptEnhancementsTable;
 };
 
 interface Lifecycle {

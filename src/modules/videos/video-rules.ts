@@ -106,6 +106,29 @@ export interface NormalizedVideoRequest {
   reserveVideoSeconds: number;
 }
 
+/** The request members naming the frames, as errors report them. */
+export interface FrameFields {
+  start: string;
+  end: string;
+  intermediate: string;
+}
+export const GENERATE_FRAME_FIELDS: FrameFields = {
+  start: 'startImageAssetId',
+  end: 'endImageAssetId',
+  intermediate: 'intermediateImageAssetIds',
+};
+
+export interface VideoRuleOptions {
+  /**
+   * How errors name the frame members (the image-to-video prompt enhancement calls them
+   * startFrameAssetId, endFrameAssetId, intermediateFrameAssetIds); the body still uses the
+   * generate-video names.
+   */
+  frameFields?: Partial<FrameFields>;
+  /** Whether the per-duration bounds of intermediate frames apply (not for enhancements). Default true. */
+  intermediatePerDuration?: boolean;
+}
+
 /** Reference image limits (spec, video-model-8 rule 2). */
 export const REFERENCE_IMAGE_MAX_BYTES = 120 * 1024 * 1024;
 export const REFERENCE_IMAGE_FORMATS = ['JPEG', 'PNG'] as const;
@@ -176,24 +199,24 @@ function optionalBool(body: Record<string, unknown>, name: string): boolean {
   return v;
 }
 
-function optionalId(body: Record<string, unknown>, name: string): string | null {
+function optionalId(body: Record<string, unknown>, name: string, field = `body.${name}`): string | null {
   const v = body[name];
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'string' || v.length === 0) throw fieldError(`body.${name}`, 'must be an asset id');
+  if (typeof v !== 'string' || v.length === 0) throw fieldError(field, 'must be an asset id');
   return v.toLowerCase();
 }
 
-function idList(body: Record<string, unknown>, name: string): string[] | undefined {
+function idList(body: Record<string, unknown>, name: string, field = `body.${name}`): string[] | undefined {
   const v = body[name];
   if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v)) throw fieldError(`body.${name}`, 'must be an array of asset ids');
+  if (!Array.isArray(v)) throw fieldError(field, 'must be an array of asset ids');
   const ids = v.map((id, i) => {
-    if (typeof id !== 'string' || id.length === 0) throw fieldError(`body.${name}[${i}]`, 'must be an asset id');
+    if (typeof id !== 'string' || id.length === 0) throw fieldError(`${field}[${i}]`, 'must be an asset id');
     return id.toLowerCase();
   });
   const seen = new Set<string>();
   ids.forEach((id, i) => {
-    if (seen.has(id)) throw fieldError(`body.${name}[${i}]`, `repeats asset ${id}; send each asset once`);
+    if (seen.has(id)) throw fieldError(`${field}[${i}]`, `repeats asset ${id}; send each asset once`);
     seen.add(id);
   });
   return ids;
@@ -268,6 +291,7 @@ export function validateGenerateVideo(
   input: GenerateVideoBody,
   entitlements: VideoEntitlements,
   assets: Iterable<VideoAssetFacts> | ReadonlyMap<string, VideoAssetFacts>,
+  options: VideoRuleOptions = {},
 ): NormalizedVideoRequest {
   const plan = entitlements.planSlug ?? 'current';
   if (!entitlements.features.video_generation) {
@@ -295,33 +319,34 @@ export function validateGenerateVideo(
     throw fieldError('body.partner', 'must be a string');
   }
 
-  const startImageAssetId = optionalId(body, 'startImageAssetId');
+  const names = { ...GENERATE_FRAME_FIELDS, ...options.frameFields };
+  const startField = `body.${names.start}`;
+  const endField = `body.${names.end}`;
+  const intermediateField = `body.${names.intermediate}`;
+  const startImageAssetId = optionalId(body, 'startImageAssetId', startField);
   if (m.startFrame === 'required' && startImageAssetId === null) {
-    throw fieldError('body.startImageAssetId', `is required for model ${m.id}`);
+    throw fieldError(startField, `is required for model ${m.id}`);
   }
   if (m.startFrame === 'forbidden' && startImageAssetId !== null) {
-    throw fieldError('body.startImageAssetId', `is not accepted by model ${m.id}; send references instead`);
+    throw fieldError(startField, `is not accepted by model ${m.id}; send references instead`);
   }
-  const endImageAssetId = optionalId(body, 'endImageAssetId');
+  const endImageAssetId = optionalId(body, 'endImageAssetId', endField);
   if (endImageAssetId !== null && !m.endFrame) {
-    throw fieldError('body.endImageAssetId', `is not supported by model ${m.id}`);
+    throw fieldError(endField, `is not supported by model ${m.id}`);
   }
 
-  const intermediate = idList(body, 'intermediateImageAssetIds');
+  const intermediate = idList(body, 'intermediateImageAssetIds', intermediateField);
   if (intermediate !== undefined) {
     if (!m.intermediateFrames) {
-      throw fieldError('body.intermediateImageAssetIds', `is only accepted by model optimized, not ${m.id}`);
+      throw fieldError(intermediateField, `is only accepted by model optimized, not ${m.id}`);
     }
     if (intermediate.length < MIN_INTERMEDIATE_FRAMES || intermediate.length > MAX_INTERMEDIATE_FRAMES) {
-      throw fieldError(
-        'body.intermediateImageAssetIds',
-        `must have ${MIN_INTERMEDIATE_FRAMES}..${MAX_INTERMEDIATE_FRAMES} frames`,
-      );
+      throw fieldError(intermediateField, `must have ${MIN_INTERMEDIATE_FRAMES}..${MAX_INTERMEDIATE_FRAMES} frames`);
     }
     const b = intermediateFrameBounds(seconds);
-    if (intermediate.length < b.min || intermediate.length > b.max) {
+    if (options.intermediatePerDuration !== false && (intermediate.length < b.min || intermediate.length > b.max)) {
       throw fieldError(
-        'body.intermediateImageAssetIds',
+        intermediateField,
         `must have ${b.min}..${b.max} frames for a ${seconds}-second video (got ${intermediate.length})`,
       );
     }
@@ -413,10 +438,10 @@ export function validateGenerateVideo(
       );
     }
   };
-  if (startImageAssetId !== null) frame(startImageAssetId, 'body.startImageAssetId');
-  if (endImageAssetId !== null) frame(endImageAssetId, 'body.endImageAssetId');
+  if (startImageAssetId !== null) frame(startImageAssetId, startField);
+  if (endImageAssetId !== null) frame(endImageAssetId, endField);
   (intermediate ?? []).forEach((id, i) => {
-    frame(id, `body.intermediateImageAssetIds[${i}]`);
+    frame(id, `${intermediateField}[${i}]`);
   });
 
   refImages.forEach((id, i) => {

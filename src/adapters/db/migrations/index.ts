@@ -8,6 +8,7 @@ import * as m0007 from './0007_extraction.ts';
 import * as m0008 from './0008_brand_dna.ts';
 import * as m0009 from './0009_generation.ts';
 import * as m0010 from './0010_refinements.ts';
+import * as m0011 from './0011_videos.ts';
 
 /**
  * Every migration, in order. Names sort in the order they run; a released migration never changes.
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0008_brand_dna': m0008,
   '0009_generation': m0009,
   '0010_refinements': m0010,
+  '0011_videos': m0011,
 };

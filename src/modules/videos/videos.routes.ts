@@ -1,0 +1,73 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppDeps } from '../../app-deps.ts';
+import { principalOf } from '../../http/auth.ts';
+import { errorResponses } from '../../http/errors.ts';
+import { BrandParams } from '../generation/generation.schemas.ts';
+import {
+  GeneratedVideosGroup,
+  GeneratedVideosGroupList,
+  GenerateVideoBody,
+  GroupParams,
+  ListVideoGroupsQuery,
+} from './videos.schemas.ts';
+
+/** POST /brands/{brandId}/generate-video, GET /brands/{brandId}/generated-videos-groups, GET /generated-videos-groups/{id}. */
+export function videosRoutes(deps: Pick<AppDeps, 'videos'>): FastifyPluginAsync {
+  const service = deps.videos;
+  const tags = ['videos'];
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+    app.post(
+      '/brands/:brandId/generate-video',
+      {
+        config: { permission: 'generate' },
+        schema: {
+          summary: 'Generate videos',
+          description:
+            'One group with one pending variation per prompt, each rendered by the model’s engine from the start frame ' +
+            '(or, for video-model-8, from the references). Poll GET /generated-videos-groups/{id} until completed or failed; ' +
+            'each completed variation is a `video` asset of the brand. Reserves `duration` seconds of `video_seconds` per ' +
+            'prompt; a failed variation gives its seconds back. Errors: 400 INVALID_REQUEST (body, per-model rules, reference ' +
+            'media), 400 invalid_argument (a complete reference video without a measured duration), 403 upgrade_required ' +
+            '(over the plan tier; nothing is trimmed), 403 QUOTA_EXCEEDED, 404 BRAND_NOT_FOUND / ASSET_NOT_FOUND, 409 conflict ' +
+            '(a reference video still processing), 422 ASSET_NOT_READY / ASSET_NOT_IMAGE.',
+          tags,
+          params: BrandParams,
+          body: GenerateVideoBody,
+          response: {
+            202: { ...GeneratedVideosGroupList, description: 'The new group, pending' },
+            ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 500),
+          },
+        },
+      },
+      async (request, reply) =>
+        reply.code(202).send(await service.create(principalOf(request), request.params.brandId, request.body)),
+    );
+    app.get(
+      '/brands/:brandId/generated-videos-groups',
+      {
+        schema: {
+          summary: 'List generated video groups',
+          tags,
+          params: BrandParams,
+          querystring: ListVideoGroupsQuery,
+          response: { 200: GeneratedVideosGroupList, ...errorResponses(400, 401, 403, 404, 429, 500) },
+        },
+      },
+      async (request) => service.list(principalOf(request), request.params.brandId, request.query),
+    );
+    app.get(
+      '/generated-videos-groups/:generatedVideosGroupId',
+      {
+        schema: {
+          summary: 'Get a generated video group',
+          tags,
+          params: GroupParams,
+          response: { 200: GeneratedVideosGroup, ...errorResponses(400, 401, 403, 404, 429, 500) },
+        },
+      },
+      async (request) => service.get(principalOf(request), request.params.generatedVideosGroupId),
+    );
+  };
+}
