@@ -10,8 +10,8 @@ import { withScaledStack } from '../helpers/scaled.ts';
 /**
  * Generation in the scaled mode, with real processes: PostgreSQL, BullMQ on Redis and an
  * S3-compatible store (s3rver); the API (`serve --no-workers`) and a worker run apart. A product is
- * uploaded, a prompt enhanced, an environment generated and a scene forge made on it; every image
- * is downloaded from its presigned S3 link.
+ * uploaded, a prompt enhanced, an environment generated, a scene forge made on it and a video
+ * made from a scene; every image and video is downloaded from its presigned S3 link.
  */
 const SLOW = 240_000;
 const redis = await redisAvailable();
@@ -20,7 +20,7 @@ type Json = any;
 
 describe('generation in the scaled mode (real processes)', () => {
   it.runIf(redis && dbKinds().includes('postgres'))(
-    'enhancement, environment, scene forge and refinement through an API node and a worker on PostgreSQL, BullMQ and S3',
+    'enhancement, environment, scene forge, refinement and video through an API node and a worker on PostgreSQL, BullMQ and S3',
     () =>
       withScaledStack('gen', async ({ base, apiKey, worker }) => {
         const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
@@ -112,6 +112,24 @@ describe('generation in the scaled mode (real processes)', () => {
         const after = await settled(`/scene-forges/${forge.sceneForgeId}`, terminal);
         expect(after.refinedVariations[0]).toMatchObject({ generation: 2, status: 'completed' });
         expect(after.refinedVariations[0].variations[0].scoreDeltas).toBeDefined();
+        // A video from a generated scene, rendered by the worker and stored in S3 with its preview.
+        const videoRun = await call('POST', `/brands/${brand.id}/generate-video`, {
+          startImageAssetId: done.variations[0].asset.assetId,
+          userPrompts: ['Slow push-in on the cap'],
+          dimension: { width: 640, height: 480 },
+          model: 'video-model-7',
+          duration: 2,
+        });
+        const group = await settled(`/generated-videos-groups/${videoRun.data[0].generatedVideosGroupId}`, terminal);
+        expect(group.status, JSON.stringify(group)).toBe('completed');
+        for (const link of [group.variations[0].asset.url, group.variations[0].previewUrl]) {
+          const res = await fetch(link);
+          expect(res.status).toBe(200);
+          const head = Buffer.from(await res.arrayBuffer())
+            .subarray(4, 8)
+            .toString('latin1');
+          expect(head).toBe('ftyp'); // an MP4
+        }
         await kill(worker, 'SIGTERM');
         expect(await worker.exited).toBe(0);
       }),
