@@ -1,0 +1,189 @@
+/**
+ * What the video provider adapters (runway, luma, fal, replicate) share on top of the image
+ * providers' HTTP helpers (src/engines/image/provider-http.ts): frames sent as PNG data URIs,
+ * duration picking, which request shapes a provider can take, a bounded download of the result
+ * video (off-origin: through the public-only `downloadFetcher`, without the key), cancel on
+ * timeout/abort, and the final conform (./conform.ts).
+ */
+import { pngDataUri, type ProviderLimits, type ProviderSession, toPngInput } from '../../image/provider-http.ts';
+import { type EngineWarning, GenerationError } from '../../image/scene-engine.ts';
+import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
+import { type ConformOptions, conformProviderVideo, requestShape } from './conform.ts';
+
+/** Bounds every video provider's settings accept. */
+export interface VideoProviderLimits extends ProviderLimits {
+  /** Largest result video downloaded. Default 200 MiB. */
+  maxVideoBytes?: number;
+  /** Conform bounds (request size/length, ffmpeg time). */
+  conform?: Omit<ConformOptions, 'engine' | 'warnings'>;
+}
+
+/** Generation, polls and download: video providers take minutes. Default 10 min. */
+export const DEFAULT_VIDEO_TIMEOUT_MS = 600_000;
+const DEFAULT_MAX_VIDEO_BYTES = 200 * 1024 * 1024;
+
+/** A frame for a provider: PNG (auto-oriented, ≤ 2048 px) as a data URI. */
+export async function frameDataUri(bytes: Buffer, what: string): Promise<string> {
+  return pngDataUri(await toPngInput(bytes, what));
+}
+
+/** The allowed duration nearest `seconds` (ties: the longer, so less is held). */
+export function nearestDuration(allowed: readonly number[], seconds: number): number {
+  let best: number | undefined;
+  for (const d of allowed) {
+    if (best === undefined) best = d;
+    const dd = Math.abs(d - seconds);
+    const bd = Math.abs(best - seconds);
+    if (dd < bd - 1e-9 || (Math.abs(dd - bd) <= 1e-9 && d > best)) best = d;
+  }
+  if (best === undefined) throw new Error('nearestDuration: no durations');
+  return best;
+}
+
+export interface ProviderModes {
+  /** The provider's label for messages. */
+  label: string;
+  /** A request without a start frame or references (prompt only) can be made. */
+  textOnly: boolean;
+}
+
+/**
+ * Checks the request can be made by this provider (before any call) and lists what will not be
+ * sent. No provider here has a reference-to-video mode: references without a start frame are
+ * refused; references beside a start frame are not sent (warning). Intermediate frames are never
+ * sent (warning).
+ */
+export function checkRequest(req: VideoRequest, m: ProviderModes, conform?: VideoProviderLimits['conform']) {
+  requestShape(req, conform);
+  const warnings: EngineWarning[] = [];
+  if (!req.startFrame) {
+    if (req.references?.length) {
+      throw new GenerationError(
+        `${m.label} has no reference-to-video mode here: give a start frame (e.g. a scene) or use the local engine for a montage of references`,
+        false,
+      );
+    }
+    if (req.endFrame) throw new GenerationError(`${m.label} needs a start frame when an end frame is given`, false);
+    if (!m.textOnly) {
+      throw new GenerationError(
+        `${m.label}'s model makes videos from a start frame; give a start frame (e.g. a scene)`,
+        false,
+      );
+    }
+  } else if (req.references?.length) {
+    warnings.push(notSent(`${m.label} takes a start frame, not references: ${req.references.length} not sent`));
+  }
+  if (req.intermediateFrames?.length) {
+    warnings.push(notSent(`${m.label} takes no intermediate frames: ${req.intermediateFrames.length} not sent`));
+  }
+  return warnings;
+}
+
+export const notSent = (message: string): EngineWarning => ({ code: 'INPUT_NOT_SENT', severity: 'warning', message });
+
+const VIDEO_SIGNATURES = [
+  (b: Buffer) => b.length >= 12 && b.toString('latin1', 4, 8) === 'ftyp',
+  // Some encoders put a free/wide/mdat/moov box first.
+  (b: Buffer) => b.length >= 12 && ['moov', 'mdat', 'wide', 'free', 'skip'].includes(b.toString('latin1', 4, 8)),
+];
+
+/**
+ * The result video's bytes: a `data:` URI decoded, or the URL downloaded (on another origin than
+ * the API's: through `downloadFetcher`, without credentials), at most `maxBytes`. Bytes that are
+ * not an MP4/QuickTime file fail here (non-retryable); conform probes them further.
+ */
+export async function downloadVideo(
+  s: ProviderSession,
+  label: string,
+  url: string,
+  maxBytes?: number,
+): Promise<Buffer> {
+  const max = maxBytes ?? DEFAULT_MAX_VIDEO_BYTES;
+  let bytes: Buffer;
+  const data = /^data:([^;,]*)(;base64)?,/i.exec(url);
+  if (data) {
+    if (url.length > Math.ceil((max * 4) / 3) + data[0].length + 4) {
+      throw s.fail(`${label} returned a result video larger than ${max} bytes`);
+    }
+    const payload = url.slice(data[0].length);
+    bytes = data[2] ? Buffer.from(payload, 'base64') : Buffer.from(decodeURIComponent(payload), 'latin1');
+  } else {
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+      throw s.fail(`${label} returned an invalid result video URL`, true);
+    }
+    bytes = (
+      await s.raw(new URL(url).href, {
+        what: 'downloading the result video',
+        accept: 'video/mp4,video/*;q=0.9,*/*;q=0.1',
+        maxBytes: max,
+      })
+    ).body;
+  }
+  if (bytes.length === 0) throw s.fail(`${label} returned an empty result video`, true);
+  if (bytes.length > max) throw s.fail(`${label} returned a result video larger than ${max} bytes`);
+  if (!VIDEO_SIGNATURES.some((f) => f(bytes))) throw s.fail(`${label} returned a result that is not an MP4 video`);
+  return bytes;
+}
+
+/**
+ * Runs the provider part of a generation; when it ends by the deadline or the caller's abort,
+ * asks the provider to cancel (best effort) before rethrowing. The shared timeout message names
+ * an image: it is reworded for a video.
+ */
+export async function cancelOnGiveUp<T>(
+  s: ProviderSession,
+  req: VideoRequest,
+  work: () => Promise<T>,
+  cancel: () => Promise<void>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    const aborted = !!req.signal?.aborted;
+    const timedOut = s.remainingMs() <= 0;
+    if (aborted || timedOut) await cancel();
+    throw videoWording(err);
+  }
+}
+
+/** The shared HTTP helpers' timeout message names an image: reworded for a video. */
+export function videoWording(err: unknown): unknown {
+  if (err instanceof GenerationError && /did not finish the image/.test(err.message)) {
+    return new GenerationError(err.message.replace('the image', 'the video'), err.retryable, { cause: err });
+  }
+  return err;
+}
+
+/** Downloads the provider's result and conforms it to the request. */
+export async function finishVideo(
+  s: ProviderSession,
+  req: VideoRequest,
+  url: string,
+  o: { label: string; engine: string; warnings: EngineWarning[]; limits: VideoProviderLimits },
+): Promise<VideoResult> {
+  const bytes = await downloadVideo(s, o.label, url, o.limits.maxVideoBytes).catch((err: unknown) => {
+    throw videoWording(err);
+  });
+  return conformProviderVideo(bytes, req, { ...o.limits.conform, engine: o.engine, warnings: o.warnings });
+}
+
+/** A string member of a provider answer, or undefined. */
+export const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v : undefined);
+
+/** An id a provider answered, safe to put in a path. */
+export function validId(s: ProviderSession, label: string, id: unknown, what: string): string {
+  if (typeof id !== 'string' || !/^[\w.-]{1,128}$/.test(id))
+    throw s.fail(`${label} answered ${what} without a valid id`, true);
+  return id;
+}
+
+/** A VideoEngine whose errors are reworded for a video (see videoWording). */
+export function providerEngine(name: string, generate: (req: VideoRequest) => Promise<VideoResult>): VideoEngine {
+  return {
+    name,
+    generate: (req) =>
+      generate(req).catch((err: unknown) => {
+        throw videoWording(err);
+      }),
+  };
+}
