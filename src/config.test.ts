@@ -83,6 +83,17 @@ describe('loadConfig', () => {
     ).toMatchObject({ provider: 'openai-images', apiKey: 'sk-test', model: 'gpt-image-1', timeoutMs: 60_000 });
   });
 
+  it('reads the video engine and the models it renders (every model but video-model-8 by default)', () => {
+    expect(load({}).video).toMatchObject({ engine: { provider: 'local' } });
+    const runway = load({ VIDEO_ENGINE: 'runway', VIDEO_API_KEY: 'rw', VIDEO_TIMEOUT_SECONDS: '120' }).video;
+    expect(runway.engine).toMatchObject({ provider: 'runway', apiKey: 'rw', timeoutMs: 120_000 });
+    expect(runway.models).toHaveLength(9);
+    expect(runway.models).not.toContain('video-model-8');
+    expect(
+      load({ VIDEO_ENGINE: 'fal', VIDEO_API_KEY: 'k', VIDEO_ENGINE_MODELS: 'video-model-1, optimized' }).video.models,
+    ).toEqual(['video-model-1', 'optimized']);
+  });
+
   it.each([
     [{ PORT: 'abc' }, 'PORT', /whole number.*"abc"/],
     [{ PORT: '8080.5' }, 'PORT', /whole number/],
@@ -105,6 +116,10 @@ describe('loadConfig', () => {
     [{ IMAGE_ENGINE: 'comfyui' }, 'COMFYUI_WORKFLOW_FILE', /required when IMAGE_ENGINE=comfyui/],
     [{ IMAGE_ENGINE: 'replicate', IMAGE_API_KEY: 'k', IMAGE_EXTRA_INPUT: '[1]' }, 'IMAGE_EXTRA_INPUT', /JSON object/],
     [{ IMAGE_API_BASE_URL: 'file:///x' }, 'IMAGE_API_BASE_URL', /http: or https:/],
+    [{ VIDEO_ENGINE: 'sora' }, 'VIDEO_ENGINE', /one of local, runway, luma, fal, replicate/],
+    [{ VIDEO_ENGINE: 'runway' }, 'VIDEO_API_KEY', /required/],
+    [{ VIDEO_ENGINE_MODELS: 'video-model-1,video-model-11' }, 'VIDEO_ENGINE_MODELS', /unknown model "video-model-11"/],
+    [{ VIDEO_TIMEOUT_SECONDS: '1' }, 'VIDEO_TIMEOUT_SECONDS', /10\.\.7200/],
   ])('refuses %j naming the setting', (env, setting, message) => {
     const err = settingError(env);
     expect(err.setting).toBe(setting);

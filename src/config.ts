@@ -5,6 +5,13 @@ import {
   type SceneEngineSettings,
   toSceneEngineSettings,
 } from './engines/image/index.ts';
+import {
+  toVideoEngineSettings,
+  VIDEO_ENGINES,
+  type VideoEngineConfig,
+  type VideoEngineSettings,
+} from './engines/video/index.ts';
+import { isVideoModelId, VIDEO_MODELS, type VideoModelId } from './modules/videos/video-models.ts';
 
 /**
  * Every setting Atelier reads, parsed once at start. An invalid value stops the start with a
@@ -43,6 +50,51 @@ export interface Config {
   imageLongSide: number;
   /** The scene engine (IMAGE_ENGINE and its provider's settings); `local` by default. */
   imageEngine: SceneEngineSettings;
+  /** The video engine (VIDEO_ENGINE...) and the models it renders; the others use `local`. */
+  video: VideoSettings;
+}
+
+export interface VideoSettings {
+  engine: VideoEngineSettings;
+  /** VIDEO_ENGINE_MODELS: the API models the engine renders (default every model but video-model-8). */
+  models: VideoModelId[];
+}
+
+/**
+ * VIDEO_ENGINE and its provider's settings (the adapters' rules: src/engines/video/index.ts), and
+ * VIDEO_ENGINE_MODELS: which of the API's models go to that engine. The provider adapters have no
+ * reference-to-video mode, so video-model-8 stays on `local` unless listed.
+ */
+function videoSettings(env: Env): VideoSettings {
+  const raw: VideoEngineConfig = {
+    engine: oneOf(env, 'VIDEO_ENGINE', VIDEO_ENGINES, 'local'),
+    baseUrl: url(env, 'VIDEO_API_BASE_URL', ['http:', 'https:']),
+    apiKey: str(env, 'VIDEO_API_KEY'),
+    model: str(env, 'VIDEO_MODEL'),
+    timeoutSeconds: str(env, 'VIDEO_TIMEOUT_SECONDS') ? int(env, 'VIDEO_TIMEOUT_SECONDS', 600, 10, 7200) : undefined,
+    maxRetries: str(env, 'VIDEO_MAX_RETRIES') ? int(env, 'VIDEO_MAX_RETRIES', 2, 0, 10) : undefined,
+    extraInput: str(env, 'VIDEO_EXTRA_INPUT'),
+  };
+  const defined = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined)) as VideoEngineConfig;
+  let engine: VideoEngineSettings;
+  try {
+    engine = toVideoEngineSettings(defined);
+  } catch (err) {
+    const message = (err as Error).message;
+    const name = /^([A-Z_]+) /.exec(message)?.[1] ?? 'VIDEO_ENGINE';
+    throw new ConfigError(name, message.slice(name.length + 1));
+  }
+  const listed = str(env, 'VIDEO_ENGINE_MODELS')
+    ?.split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
+  for (const m of listed ?? []) {
+    if (!isVideoModelId(m)) throw new ConfigError('VIDEO_ENGINE_MODELS', `names an unknown model "${m}"`);
+  }
+  return {
+    engine,
+    models: (listed as VideoModelId[] | undefined) ?? VIDEO_MODELS.filter((m) => m !== 'video-model-8'),
+  };
 }
 
 /**
@@ -279,5 +331,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     llm: llmSettings(env),
     imageLongSide: int(env, 'ATELIER_IMAGE_LONG_SIDE', 1024, 256, 4096),
     imageEngine: imageEngineSettings(env),
+    video: videoSettings(env),
   };
 }

@@ -103,7 +103,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
   const brandDnaModule = createBrandDnaModule({ db, storage, jobs, clock, config, usage, fetcher });
   jobs.register(...brandDnaModule.jobs);
   const engines = createGenerationEngines(
-    { longSide: config.imageLongSide, image: config.imageEngine, llm: config.llm },
+    { longSide: config.imageLongSide, image: config.imageEngine, llm: config.llm, video: config.video },
     { logger: pino({ level: config.logLevel }).child({ component: 'generation' }) },
   );
   const inputs = createInputsResolver({ db, plans, brandDna: brandDnaModule.service });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeVideo } from '../src/adapters/media/video.ts';
+import { type RunwayFake, startRunwayFake } from '../src/engines/video/fakes/runway-fake.ts';
 import { makeVideo, tempDir } from './fixtures/media/generate.ts';
 import { createTestApp, dbKinds, type TestApp } from './helpers/app.ts';
 import { flatPng } from './helpers/assets.ts';
@@ -17,6 +18,7 @@ const MISSING = '0b6f7f0e-3c1f-4d7a-9d55-2f6f3f4e5a6b';
 const DIM = { width: 456, height: 256 };
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read field by field
 type Json = Record<string, any>;
+type Seven = [string, string, string, string, string, string, string];
 
 const media = tempDir('atelier-video-test-');
 afterAll(() => media.cleanup());
@@ -81,7 +83,7 @@ describe.each(dbKinds())('video generation over HTTP (%s)', (kind) => {
     otherKey = (await t.bootstrap({ orgName: 'Org B' })).apiKey;
     await t.deps.startWorkers();
     brandId = await createBrand(t, key, 'Solidus');
-    [start, end, middle, refImage, refVideo, shortVideo, slowVideo, ...longVideos] = await uploadCompleteAssets(
+    const ids = await uploadCompleteAssets(
       t,
       key,
       brandId,
@@ -106,6 +108,8 @@ describe.each(dbKinds())('video generation over HTTP (%s)', (kind) => {
       ],
       120_000,
     );
+    [start, end, middle, refImage, refVideo, shortVideo, slowVideo] = ids.slice(0, 7) as Seven;
+    longVideos = ids.slice(7);
     pending = await uploadingAsset(t, key, brandId, {
       name: 'later.png',
       type: 'image/png',
@@ -410,5 +414,66 @@ describe.each(dbKinds())('video generation over HTTP (%s)', (kind) => {
     expectError(await get(`/v1/generated-videos-groups/${id}`, otherKey), 404, 'NOT_FOUND');
     expectError(await get(`/v1/generated-videos-groups/${MISSING}`), 404, 'NOT_FOUND');
     expectError(await get('/v1/generated-videos-groups/not-a-uuid'), 400, 'INVALID_REQUEST');
+  });
+});
+
+describe('a video provider that refuses the job (Runway protocol, local fake server)', () => {
+  let t: TestApp;
+  let fake: RunwayFake;
+  const KEY = 'rw_test_key_http';
+
+  beforeAll(async () => {
+    const mp4 = clip('provider.mp4', { seconds: 2, fps: 25 });
+    fake = await startRunwayFake(mp4, KEY);
+    t = await createTestApp('sqlite', {
+      env: {
+        VIDEO_ENGINE: 'runway',
+        VIDEO_API_BASE_URL: fake.origin,
+        VIDEO_API_KEY: KEY,
+        VIDEO_MAX_RETRIES: '0',
+        VIDEO_ENGINE_MODELS: 'video-model-1',
+      },
+    });
+    await t.deps.startWorkers();
+  }, 120_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await fake?.close();
+  });
+
+  it('fails that variation with an Error object naming the reason, and gives its seconds back', async () => {
+    const { apiKey: key, organizationId } = await t.bootstrap();
+    const brandId = await createBrand(t, key, 'Provider');
+    const [frame] = await uploadCompleteAssets(t, key, brandId, [
+      { name: 'cap.png', type: 'image/png', bytes: productFixture('solidus_cap_red_1.png') },
+    ]);
+    const used = async () => (await t.deps.usage.periodUsage(organizationId)).used.video_seconds ?? 0;
+    fake.mode = 'bad-request';
+    const res = await t.request({
+      method: 'POST',
+      url: `/v1/brands/${brandId}/generate-video`,
+      key,
+      payload: {
+        startImageAssetId: frame,
+        userPrompts: ['Push-in'],
+        dimension: DIM,
+        model: 'video-model-1',
+        duration: 5,
+      },
+    });
+    expect(res.statusCode, res.body).toBe(202);
+    expect(await used()).toBe(5);
+    const group = res.json().data[0];
+    const done = await settledGeneration(t, key, `/v1/generated-videos-groups/${group.generatedVideosGroupId}`);
+    expect(done).toMatchObject({ status: 'failed', error: { code: 'GENERATION_FAILED' } });
+    expect(done.failedAt).toBeDefined();
+    const [v] = done.variations;
+    expect(v).toMatchObject({ status: 'failed', previewUrl: null, error: { code: 'GENERATION_FAILED' } });
+    expect(v.error.message).toContain('aspect ratio'); // the provider's own reason
+    expect(v.failedAt).toBeDefined();
+    expect(v).not.toHaveProperty('asset');
+    expect(await used()).toBe(0); // released
+    expect(fake.requests.some((r) => r.url.pathname === '/v1/image_to_video')).toBe(true);
   });
 });

@@ -6,7 +6,7 @@ import type { SceneEngine } from '../../engines/image/scene-engine.ts';
 import { createSceneEnhancer, type TextEngineSettings } from '../../engines/text/index.ts';
 import type { SceneEnhancer } from '../../engines/text/scene-enhancer.ts';
 import { createLocalVideoEngine } from '../../engines/video/local/local-video-engine.ts';
-import type { VideoEngine } from '../../engines/video/video-engine.ts';
+import { createVideoEngine, type VideoEngine, type VideoEngineSettings } from '../../engines/video/index.ts';
 import type { VideoModelId } from '../videos/video-models.ts';
 
 /** The engines generation jobs call, chosen once per process from the settings. */
@@ -23,6 +23,8 @@ export interface EngineSettings {
   image: SceneEngineSettings;
   /** LLM_*: the OpenAI-compatible chat endpoint for prompt enhancement, with the local enhancer as fallback. */
   llm: TextEngineSettings;
+  /** VIDEO_*: the video engine and the models it renders; the other models use the local engine. */
+  video: { engine: VideoEngineSettings; models: readonly VideoModelId[] };
 }
 
 /**
@@ -36,8 +38,10 @@ export function createGenerationEngines(
 ): GenerationEngines {
   const local = () => createLocalSceneEngine({ longSide: s.longSide });
   const localVideo = createLocalVideoEngine();
+  const video = createVideoEngine(s.video.engine, { local: localVideo });
+  const mapped = new Set(s.video.models);
   return {
-    video: () => localVideo,
+    video: (model) => (mapped.has(model) ? video : localVideo),
     scene: createSceneEngine(s.image, { local }),
     environment: createLocalEnvironmentEngine(),
     enhancer: createSceneEnhancer(s.llm, o.logger ? { logger: o.logger } : {}),
