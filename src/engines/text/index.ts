@@ -5,6 +5,9 @@ import { createOpenAiCompatibleAnalyzer } from './openai-compatible/openai-analy
 import { createOpenAiCompatibleSceneEnhancer } from './openai-compatible/scene-enhancer.openai.ts';
 import type { SceneEnhancer } from './scene-enhancer.ts';
 import type { TextAnalyzer } from './text-engine.ts';
+import { createLocalVideoEnhancer } from './local/video-enhancer.local.ts';
+import { createOpenAiCompatibleVideoEnhancer } from './openai-compatible/video-enhancer.openai.ts';
+import type { VideoEnhancer } from './video-enhancer.ts';
 
 export * from './scene-enhancer.ts';
 export * from './text-engine.ts';
@@ -12,6 +15,9 @@ export { createLocalTextAnalyzer } from './local/local-analyzer.ts';
 export { createLocalSceneEnhancer, enhanceScene, sceneWarnings } from './local/scene-enhancer.local.ts';
 export { createOpenAiCompatibleAnalyzer, TextEngineError } from './openai-compatible/openai-analyzer.ts';
 export { createOpenAiCompatibleSceneEnhancer } from './openai-compatible/scene-enhancer.openai.ts';
+export * from './video-enhancer.ts';
+export { createLocalVideoEnhancer, enhanceVideo, videoWarnings } from './local/video-enhancer.local.ts';
+export { createOpenAiCompatibleVideoEnhancer } from './openai-compatible/video-enhancer.openai.ts';
 
 export interface TextEngineSettings {
   /** LLM_BASE_URL: an OpenAI-compatible API root (…/v1); unset → the local analyzer only. */
@@ -103,6 +109,55 @@ export function withSceneFallback(
         logger?.warn(
           { engine: primary.name, err: (err as Error).message },
           'scene enhancer failed; using the fallback',
+        );
+        return fallback.enhance(input, opts);
+      }
+    },
+  };
+}
+
+/**
+ * The image-to-video prompt enhancer chosen by the same LLM_* settings: the OpenAI-compatible
+ * enhancer when LLM_BASE_URL and LLM_MODEL are set, falling back to the local (rule-based)
+ * enhancer whenever the endpoint fails (unreachable, timeout, HTTP error, an answer that does not
+ * match the schema or is refused: over the bound, unfaithful, a camera the prompt does not name
+ * as the video engine reads it...); otherwise the local enhancer alone. Interactive, so the
+ * default time limit is 30 s (`timeoutMs` to change it).
+ */
+export function createVideoEnhancer(
+  settings: TextEngineSettings,
+  o: { fetcher?: Fetcher; logger?: TextEngineLogger; timeoutMs?: number } = {},
+): VideoEnhancer {
+  const local = createLocalVideoEnhancer();
+  if (!settings.baseUrl || !settings.model) return local;
+  const remote = createOpenAiCompatibleVideoEnhancer(
+    {
+      baseUrl: settings.baseUrl,
+      model: settings.model,
+      ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+      ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
+    },
+    o.fetcher ?? createFetcher({ allowPrivate: true }),
+  );
+  return withVideoFallback(remote, local, o.logger);
+}
+
+/** `primary`, and `fallback` whenever `primary` throws (unless the caller aborted). */
+export function withVideoFallback(
+  primary: VideoEnhancer,
+  fallback: VideoEnhancer,
+  logger?: TextEngineLogger,
+): VideoEnhancer {
+  return {
+    name: `${primary.name}+${fallback.name}`,
+    async enhance(input, opts = {}) {
+      try {
+        return await primary.enhance(input, opts);
+      } catch (err) {
+        if (opts.signal?.aborted) throw err;
+        logger?.warn(
+          { engine: primary.name, err: (err as Error).message },
+          'video prompt enhancer failed; using the fallback',
         );
         return fallback.enhance(input, opts);
       }
