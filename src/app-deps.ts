@@ -19,6 +19,7 @@ import type { ScenesService } from './modules/scenes/scenes.service.ts';
 import type { EnvironmentsService } from './modules/environments/environments.service.ts';
 import type { EnhancementsService } from './modules/enhancements/enhancements.service.ts';
 import type { VideosService } from './modules/videos/videos.service.ts';
+import type { VideoEnhancementsService } from './modules/videos/video-enhancements.service.ts';
 
 /**
  * Everything the HTTP app needs; built once by `createDeps` (deps.ts), or by tests. Routes and
@@ -59,4 +60,6 @@ export interface AppDeps {
   enhancements: EnhancementsService;
   /** Video generation (src/modules/videos). */
   videos: VideosService;
+  /** Image-to-video prompt enhancements (src/modules/videos). */
+  videoEnhancements: VideoEnhancementsService;
 }

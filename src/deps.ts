@@ -150,6 +150,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     environments: environmentsModule.service,
     enhancements: enhancementsModule.service,
     videos: videosModule.service,
+    videoEnhancements: videosModule.enhancements,
     /** Starts consuming jobs (serve, worker, tests) after putting every module's schedule in place. */
     async startWorkers(opts = {}) {
       for (const sch of schedules) await jobs.schedule(sch.name, sch.payload, { everyMs: sch.everyMs });

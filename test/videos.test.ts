@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeVideo } from '../src/adapters/media/video.ts';
+import { chooseCameraMove } from '../src/engines/video/camera.ts';
 import { type RunwayFake, startRunwayFake } from '../src/engines/video/fakes/runway-fake.ts';
 import { makeVideo, tempDir } from './fixtures/media/generate.ts';
 import { createTestApp, dbKinds, type TestApp } from './helpers/app.ts';
@@ -387,6 +388,147 @@ describe.each(dbKinds())('video generation over HTTP (%s)', (kind) => {
       await t.request({ method: 'GET', url: '/v1/organizations/current/feature-usage', key: free.k })
     ).json();
     expect(after.data.pools.video_seconds.usage).toBe(0);
+  });
+
+  describe('image-to-video prompt enhancement', () => {
+    const enhUrl = (b = brandId) => `/v1/brands/${b}/image-to-video-prompt-enhancements`;
+    const enhance = (payload: Json, k = key, b = brandId) =>
+      t.request({ method: 'POST', url: enhUrl(b), key: k, payload });
+    const body = (over: Json = {}) => ({
+      startFrameAssetId: start,
+      originalPrompt: 'the red cap turning slowly on a table',
+      aspectRatio: '16:9',
+      model: 'video-model-7',
+      duration: 8,
+      ...over,
+    });
+
+    it('writes a prompt with subject, one camera move, pacing and audio cues; generate-video accepts it as enhanced', async () => {
+      const before = await used('prompt_enhancements');
+      const res = await enhance(body({ enableAudio: true, endFrameAssetId: end }));
+      expect(res.statusCode, res.body).toBe(202);
+      const created = res.json();
+      expect(created).toMatchObject({
+        brandId,
+        status: 'pending',
+        startFrameAssetId: start,
+        endFrameAssetId: end,
+        referenceImageAssetIds: [],
+        referenceVideoAssetIds: [],
+        intermediateFrameAssetIds: [],
+        originalPrompt: 'the red cap turning slowly on a table',
+        aspectRatio: '16:9',
+        model: 'video-model-7',
+        duration: 8,
+        enableAudio: true,
+        useBrandDna: false,
+        warnings: [],
+      });
+      expect(created).not.toHaveProperty('enhancedPrompt');
+      expect(await used('prompt_enhancements')).toBe(before + 1);
+      const done = await settledGeneration(t, key, `${enhUrl()}/${created.promptEnhancementId}`);
+      expect(done.status, JSON.stringify(done)).toBe('completed');
+      const text: string = done.enhancedPrompt;
+      expect(text.length).toBeGreaterThan(created.originalPrompt.length);
+      expect(text).toContain('red cap');
+      expect(chooseCameraMove(text, 0)).toMatchObject({ move: done.camera, source: 'prompt' });
+      expect(text).toMatch(/\b8 ?s\b|8 seconds|8-second/i); // paced for the duration
+      expect(text).toMatch(/audio|sound|music/i);
+
+      // The enhanced prompt, sent as is, is accepted as enhanced (within the 1000-character prompt bound).
+      expect([...text].length).toBeLessThanOrEqual(1000);
+      const video = await post(i2v({ userPrompts: [text], promptIsEnhanced: true, duration: 2 }));
+      expect(video.statusCode, video.body).toBe(202);
+      expect(video.json().data[0]).toMatchObject({ promptIsEnhanced: true });
+      const edited = await post(i2v({ userPrompts: [`${text} Edited.`], promptIsEnhanced: true, duration: 2 }));
+      expect(edited.json().data[0].promptIsEnhanced).toBe(false);
+      expect(edited.json().data[0].variations[0].warnings).toMatchObject([{ code: 'PROMPT_NOT_ENHANCED' }]);
+    });
+
+    it('applies the per-model rules with this body’s names, the prompt bound per model, and the tier', async () => {
+      const before = await used('prompt_enhancements');
+      const cases: [string, Json][] = [
+        ['aspectRatio', body({ aspectRatio: '1:1' })],
+        ['aspectRatio', body({ aspectRatio: undefined })],
+        ['model', body({ model: undefined })],
+        ['originalPrompt', body({ originalPrompt: '' })],
+        ['originalPrompt', body({ originalPrompt: 'x'.repeat(2501) })],
+        [
+          'originalPrompt',
+          body({
+            originalPrompt: 'x'.repeat(5001),
+            model: 'video-model-8',
+            startFrameAssetId: undefined,
+            referenceImageAssetIds: [refImage],
+            duration: 6,
+          }),
+        ],
+        ['startFrameAssetId', body({ startFrameAssetId: undefined })],
+        ['startFrameAssetId', body({ model: 'video-model-8', referenceImageAssetIds: [refImage], duration: 6 })],
+        ['endFrameAssetId', body({ model: 'video-model-1', endFrameAssetId: end, duration: 5 })],
+        ['intermediateFrameAssetIds', body({ intermediateFrameAssetIds: [middle] })],
+        ['referenceImageAssetIds', body({ referenceImageAssetIds: [refImage] })],
+        ['enableAudio', body({ model: 'video-model-1', enableAudio: true, duration: 5 })],
+        [
+          'duration',
+          body({
+            model: 'video-model-8',
+            startFrameAssetId: undefined,
+            referenceImageAssetIds: [refImage],
+            duration: 7,
+          }),
+        ],
+      ];
+      for (const [field, payload] of cases) {
+        const res = await enhance(payload);
+        const error = expectError(res, 400, 'INVALID_REQUEST');
+        expect(JSON.stringify(error), `${field}: ${res.body}`).toContain(field);
+      }
+      expectError(await enhance(body({ startFrameAssetId: MISSING })), 404, 'ASSET_NOT_FOUND');
+      expectError(await enhance(body(), key, MISSING), 404, 'BRAND_NOT_FOUND');
+      expectError(await enhance(body({ startFrameAssetId: pending })), 422, 'ASSET_NOT_READY');
+      expect(await used('prompt_enhancements')).toBe(before);
+
+      // No per-duration bounds on intermediate frames here; 5000 characters for video-model-8.
+      const optimized = await enhance(
+        body({ model: 'optimized', duration: 4, intermediateFrameAssetIds: [middle, end], aspectRatio: '9:16' }),
+      );
+      expect(optimized.statusCode, optimized.body).toBe(202);
+      const long = await enhance({
+        referenceImageAssetIds: [refImage, start],
+        referenceVideoAssetIds: [refVideo],
+        originalPrompt: `${'A montage of the cap and the mugs. '.repeat(130)}`.slice(0, 4500),
+        aspectRatio: '9:16',
+        model: 'video-model-8',
+        duration: 10,
+      });
+      expect(long.statusCode, long.body).toBe(202);
+      const done = await settledGeneration(t, key, `${enhUrl()}/${long.json().promptEnhancementId}`);
+      expect(done.status).toBe('completed');
+      expect([...done.enhancedPrompt].length).toBeLessThanOrEqual(5000);
+
+      const free = (await t.bootstrap({ plan: 'free', orgName: 'free enh' })).apiKey;
+      const freeBrand = await createBrand(t, free, 'Free');
+      expectError(
+        await enhance(
+          { referenceImageAssetIds: [MISSING], originalPrompt: 'x', aspectRatio: '16:9', model: 'video-model-8' },
+          free,
+          freeBrand,
+        ),
+        403,
+        'upgrade_required',
+      );
+      // Reads are scoped to the brand and the organization.
+      const id = optimized.json().promptEnhancementId;
+      expectError(
+        await get(`/v1/brands/${freeBrand}/image-to-video-prompt-enhancements/${id}`, free),
+        404,
+        'NOT_FOUND',
+      );
+      expectError(await get(`${enhUrl()}/${id}`, otherKey), 404, 'BRAND_NOT_FOUND');
+      expectError(await get(`${enhUrl()}/${MISSING}`), 404, 'NOT_FOUND');
+      await settledGeneration(t, key, `${enhUrl()}/${id}`);
+    });
   });
 
   it('lists with stable paging and sort, and scopes reads to the organization', async () => {

@@ -3,7 +3,8 @@ import { createLocalEnvironmentEngine } from '../../engines/environment/local/lo
 import { createSceneEngine, type SceneEngineSettings } from '../../engines/image/index.ts';
 import { createLocalSceneEngine } from '../../engines/image/local/local-scene-engine.ts';
 import type { SceneEngine } from '../../engines/image/scene-engine.ts';
-import { createSceneEnhancer, type TextEngineSettings } from '../../engines/text/index.ts';
+import { createSceneEnhancer, createVideoEnhancer, type TextEngineSettings } from '../../engines/text/index.ts';
+import type { VideoEnhancer } from '../../engines/text/video-enhancer.ts';
 import type { SceneEnhancer } from '../../engines/text/scene-enhancer.ts';
 import { createLocalVideoEngine } from '../../engines/video/local/local-video-engine.ts';
 import { createVideoEngine, type VideoEngine, type VideoEngineSettings } from '../../engines/video/index.ts';
@@ -14,6 +15,8 @@ export interface GenerationEngines {
   scene: SceneEngine;
   environment: EnvironmentEngine;
   enhancer: SceneEnhancer;
+  /** Image-to-video prompt enhancement (LLM when configured, the local one as fallback). */
+  videoEnhancer: VideoEnhancer;
   /** The video engine a model id is mapped to. */
   video(model: VideoModelId): VideoEngine;
 }
@@ -45,5 +48,6 @@ export function createGenerationEngines(
     scene: createSceneEngine(s.image, { local }),
     environment: createLocalEnvironmentEngine(),
     enhancer: createSceneEnhancer(s.llm, o.logger ? { logger: o.logger } : {}),
+    videoEnhancer: createVideoEnhancer(s.llm, o.logger ? { logger: o.logger } : {}),
   };
 }

@@ -1,7 +1,13 @@
-import type { SceneAspectRatio, SceneEnhancementInput, ScenePartner } from '../../engines/text/scene-enhancer.ts';
-import type { AssetInput, GenerationInputs } from './inputs.ts';
+import type {
+  SceneAspectRatio,
+  SceneBrandContext,
+  SceneEnhancementInput,
+  ScenePartner,
+} from '../../engines/text/scene-enhancer.ts';
+import type { AssetInput, DnaInput, GenerationInputs } from './inputs.ts';
 
-const assetContext = (a: AssetInput) => ({
+/** What an enhancer reads of an input asset: its words and colours. */
+export const assetContext = (a: AssetInput) => ({
   ...(a.description ? { description: a.description } : {}),
   tags: a.tags,
   colors: a.colors,
@@ -19,18 +25,19 @@ export function toEnhancementInput(
     ...(aspectRatio ? { aspectRatio } : {}),
     products: inputs.products.map((p) => ({ ...assetContext(p), fileName: p.fileName })),
     ...(inputs.environment ? { environment: assetContext(inputs.environment) } : {}),
-    ...(inputs.dna
-      ? {
-          brand: {
-            name: inputs.brand.name,
-            industry: inputs.brand.industry,
-            tone: inputs.dna.tone,
-            palette: inputs.dna.palette,
-            imageryStyle: inputs.dna.imageryStyle,
-            wordsToAvoid: inputs.dna.wordsToAvoid,
-          },
-        }
-      : {}),
+    ...(inputs.dna ? { brand: brandContext(inputs.brand, inputs.dna) } : {}),
     partner,
+  };
+}
+
+/** The brand as enhancers read it, from the brand and its active DNA. */
+export function brandContext(brand: { name: string; industry: string }, dna: DnaInput): SceneBrandContext {
+  return {
+    name: brand.name,
+    industry: brand.industry,
+    tone: dna.tone,
+    palette: dna.palette,
+    imageryStyle: dna.imageryStyle,
+    wordsToAvoid: dna.wordsToAvoid,
   };
 }

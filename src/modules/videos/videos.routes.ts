@@ -3,18 +3,25 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps } from '../../app-deps.ts';
 import { principalOf } from '../../http/auth.ts';
 import { errorResponses } from '../../http/errors.ts';
-import { BrandParams } from '../generation/generation.schemas.ts';
+import { BrandIdParams, BrandParams } from '../generation/generation.schemas.ts';
 import {
+  CreateVideoEnhancementBody,
   GeneratedVideosGroup,
   GeneratedVideosGroupList,
   GenerateVideoBody,
   GroupParams,
   ListVideoGroupsQuery,
+  VideoEnhancement,
 } from './videos.schemas.ts';
 
-/** POST /brands/{brandId}/generate-video, GET /brands/{brandId}/generated-videos-groups, GET /generated-videos-groups/{id}. */
-export function videosRoutes(deps: Pick<AppDeps, 'videos'>): FastifyPluginAsync {
+/**
+ * POST /brands/{brandId}/generate-video, GET /brands/{brandId}/generated-videos-groups,
+ * GET /generated-videos-groups/{id}, and POST /brands/{brandId}/image-to-video-prompt-enhancements
+ * with its GET …/{id} (the spec leaves that path open; docs/decisions.md records it).
+ */
+export function videosRoutes(deps: Pick<AppDeps, 'videos' | 'videoEnhancements'>): FastifyPluginAsync {
   const service = deps.videos;
+  const enhancements = deps.videoEnhancements;
   const tags = ['videos'];
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
@@ -68,6 +75,43 @@ export function videosRoutes(deps: Pick<AppDeps, 'videos'>): FastifyPluginAsync 
         },
       },
       async (request) => service.get(principalOf(request), request.params.generatedVideosGroupId),
+    );
+    app.post(
+      '/brands/:brandId/image-to-video-prompt-enhancements',
+      {
+        config: { permission: 'generate' },
+        schema: {
+          summary: 'Enhance an image-to-video prompt',
+          description:
+            'Rewrites the prompt for a video model: the subject (from the frames or references), one camera move from the ' +
+            'vocabulary (dolly, orbit, push-in, pull-out, pan, tilt, crane, static), pacing beats that fit the duration, ' +
+            'transitions through intermediate frames, audio cues when enableAudio, and the brand’s tone and palette when ' +
+            'useBrandDna. Poll the GET until completed; send enhancedPrompt to generate-video with promptIsEnhanced true. ' +
+            'Same per-model frame, reference and tier rules as generate-video (403 upgrade_required over the tier). ' +
+            'Uses one `prompt_enhancements` unit.',
+          tags,
+          params: BrandParams,
+          body: CreateVideoEnhancementBody,
+          response: {
+            202: { ...VideoEnhancement, description: 'The pending enhancement' },
+            ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 500),
+          },
+        },
+      },
+      async (request, reply) =>
+        reply.code(202).send(await enhancements.create(principalOf(request), request.params.brandId, request.body)),
+    );
+    app.get(
+      '/brands/:brandId/image-to-video-prompt-enhancements/:id',
+      {
+        schema: {
+          summary: 'Get an image-to-video prompt enhancement',
+          tags,
+          params: BrandIdParams,
+          response: { 200: VideoEnhancement, ...errorResponses(400, 401, 403, 404, 429, 500) },
+        },
+      },
+      async (request) => enhancements.get(principalOf(request), request.params.brandId, request.params.id),
     );
   };
 }
