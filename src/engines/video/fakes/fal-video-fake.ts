@@ -1,5 +1,5 @@
-import { type FakeServer, sendJson, startFakeServer } from '../../image/fakes/fake-http.ts';
-import { startVideoCdn, type VideoCdn, type VideoFakeMode } from './video-media.ts';
+import { sendJson, startFakeServer } from '../../image/fakes/fake-http.ts';
+import { startVideoFakeParts, type VideoProviderFake, videoProviderFake } from './video-media.ts';
 
 /**
  * A fake fal.ai queue for video models: `POST /{model}` (`Authorization: Key <key>`; Kling's
@@ -8,18 +8,11 @@ import { startVideoCdn, type VideoCdn, type VideoFakeMode } from './video-media.
  * (`video.url` on the CDN) and `PUT …/cancel`. `mode` picks a failure; `foreign-urls` answers
  * job URLs on another origin (they must not be followed).
  */
-export interface FalVideoFake extends FakeServer {
-  mode: VideoFakeMode;
-  pendingPolls: number;
-  cdn: VideoCdn;
-  cancelled: string[];
-}
+export type FalVideoFake = VideoProviderFake;
 
 export async function startFalVideoFake(mp4: Buffer, apiKey: string): Promise<FalVideoFake> {
-  const state = { mode: 'ok' as VideoFakeMode, pendingPolls: 2, rateLimited: 0, next: 0 };
+  const { state, cdn, cancelled } = await startVideoFakeParts(mp4);
   const jobs = new Map<string, { polls: number }>();
-  const cancelled: string[] = [];
-  const cdn = await startVideoCdn(mp4, () => state.mode);
 
   const api = await startFakeServer((req, res) => {
     if (req.headers.authorization !== `Key ${apiKey}`) {
@@ -94,25 +87,5 @@ export async function startFalVideoFake(mp4: Buffer, apiKey: string): Promise<Fa
     });
   });
 
-  return {
-    ...api,
-    cdn,
-    cancelled,
-    get mode() {
-      return state.mode;
-    },
-    set mode(m: VideoFakeMode) {
-      state.mode = m;
-      state.rateLimited = 0;
-    },
-    get pendingPolls() {
-      return state.pendingPolls;
-    },
-    set pendingPolls(n: number) {
-      state.pendingPolls = n;
-    },
-    close: async () => {
-      await Promise.all([api.close(), cdn.close()]);
-    },
-  };
+  return videoProviderFake(api, { state, cdn, cancelled }, {});
 }

@@ -1,5 +1,5 @@
-import { type FakeServer, sendJson, startFakeServer } from '../../image/fakes/fake-http.ts';
-import { startVideoCdn, type VideoCdn, type VideoFakeMode } from './video-media.ts';
+import { sendJson, startFakeServer } from '../../image/fakes/fake-http.ts';
+import { startVideoFakeParts, type VideoProviderFake, videoProviderFake } from './video-media.ts';
 
 /**
  * A fake Luma Dream Machine API under `/dream-machine/v1`: `POST /generations` (Bearer key;
@@ -7,11 +7,7 @@ import { startVideoCdn, type VideoCdn, type VideoFakeMode } from './video-media.
  * `GET /generations/{id}` (queued, then dreaming for `pendingPolls` polls, then completed with
  * `assets.video` on the CDN) and `DELETE /generations/{id}`. `mode` picks a failure.
  */
-export interface LumaFake extends FakeServer {
-  mode: VideoFakeMode;
-  pendingPolls: number;
-  cdn: VideoCdn;
-  cancelled: string[];
+export interface LumaFake extends VideoProviderFake {
   /** `${origin}/dream-machine/v1`. */
   baseUrl: string;
 }
@@ -21,10 +17,8 @@ const RESOLUTIONS = new Set(['540p', '720p', '1080p', '4k']);
 const ROOT = '/dream-machine/v1';
 
 export async function startLumaFake(mp4: Buffer, apiKey: string): Promise<LumaFake> {
-  const state = { mode: 'ok' as VideoFakeMode, pendingPolls: 2, rateLimited: 0, next: 0 };
+  const { state, cdn, cancelled } = await startVideoFakeParts(mp4);
   const gens = new Map<string, { polls: number; request: Record<string, unknown> }>();
-  const cancelled: string[] = [];
-  const cdn = await startVideoCdn(mp4, () => state.mode);
 
   const api = await startFakeServer((req, res) => {
     if (req.headers.authorization !== `Bearer ${apiKey}`) return sendJson(res, 401, { detail: 'Invalid API key' });
@@ -83,26 +77,5 @@ export async function startLumaFake(mp4: Buffer, apiKey: string): Promise<LumaFa
     return sendJson(res, 201, view(id, 'queued'));
   });
 
-  return {
-    ...api,
-    cdn,
-    cancelled,
-    baseUrl: `${api.origin}${ROOT}`,
-    get mode() {
-      return state.mode;
-    },
-    set mode(m: VideoFakeMode) {
-      state.mode = m;
-      state.rateLimited = 0;
-    },
-    get pendingPolls() {
-      return state.pendingPolls;
-    },
-    set pendingPolls(n: number) {
-      state.pendingPolls = n;
-    },
-    close: async () => {
-      await Promise.all([api.close(), cdn.close()]);
-    },
-  };
+  return videoProviderFake(api, { state, cdn, cancelled }, { baseUrl: `${api.origin}${ROOT}` });
 }

@@ -1,5 +1,5 @@
-import { type FakeServer, sendJson, startFakeServer } from '../../image/fakes/fake-http.ts';
-import { startVideoCdn, type VideoCdn, type VideoFakeMode } from './video-media.ts';
+import { sendJson, startFakeServer } from '../../image/fakes/fake-http.ts';
+import { startVideoFakeParts, type VideoProviderFake, videoProviderFake } from './video-media.ts';
 
 /**
  * A fake Replicate API for video models: `POST /v1/models/{owner}/{name}/predictions` and
@@ -9,20 +9,14 @@ import { startVideoCdn, type VideoCdn, type VideoFakeMode } from './video-media.
  * `Prefer: wait` the creation answers the finished prediction. `mode` picks a failure;
  * `foreign-urls` answers `urls.get` / `urls.cancel` on another origin (not to be followed).
  */
-export interface ReplicateVideoFake extends FakeServer {
-  mode: VideoFakeMode;
-  pendingPolls: number;
-  cdn: VideoCdn;
-  cancelled: string[];
+export interface ReplicateVideoFake extends VideoProviderFake {
   files: Buffer[];
 }
 
 export async function startReplicateVideoFake(mp4: Buffer, apiKey: string): Promise<ReplicateVideoFake> {
-  const state = { mode: 'ok' as VideoFakeMode, pendingPolls: 2, rateLimited: 0, next: 0 };
+  const { state, cdn, cancelled } = await startVideoFakeParts(mp4);
   const predictions = new Map<string, { polls: number }>();
-  const cancelled: string[] = [];
   const files: Buffer[] = [];
-  const cdn = await startVideoCdn(mp4, () => state.mode);
 
   const api = await startFakeServer(async (req, res) => {
     if (req.headers.authorization !== `Bearer ${apiKey}`) {
@@ -101,26 +95,5 @@ export async function startReplicateVideoFake(mp4: Buffer, apiKey: string): Prom
     return sendJson(res, 201, view(id));
   });
 
-  return {
-    ...api,
-    cdn,
-    cancelled,
-    files,
-    get mode() {
-      return state.mode;
-    },
-    set mode(m: VideoFakeMode) {
-      state.mode = m;
-      state.rateLimited = 0;
-    },
-    get pendingPolls() {
-      return state.pendingPolls;
-    },
-    set pendingPolls(n: number) {
-      state.pendingPolls = n;
-    },
-    close: async () => {
-      await Promise.all([api.close(), cdn.close()]);
-    },
-  };
+  return videoProviderFake(api, { state, cdn, cancelled }, { files });
 }

@@ -1,5 +1,5 @@
-import { type FakeServer, sendJson, startFakeServer } from '../../image/fakes/fake-http.ts';
-import { startVideoCdn, type VideoCdn, type VideoFakeMode } from './video-media.ts';
+import { sendJson, startFakeServer } from '../../image/fakes/fake-http.ts';
+import { startVideoFakeParts, type VideoProviderFake, videoProviderFake } from './video-media.ts';
 
 /**
  * A fake Runway API: `POST /v1/image_to_video` (Bearer key and `X-Runway-Version: 2024-11-06`
@@ -7,20 +7,13 @@ import { startVideoCdn, type VideoCdn, type VideoFakeMode } from './video-media.
  * (PENDING, then RUNNING for `pendingPolls` polls, then SUCCEEDED with `output: [<cdn url>]`) and
  * `DELETE /v1/tasks/{id}`. The clip is served by a second server (the CDN). `mode` picks a failure.
  */
-export interface RunwayFake extends FakeServer {
-  mode: VideoFakeMode;
-  pendingPolls: number;
-  cdn: VideoCdn;
-  cancelled: string[];
-}
+export type RunwayFake = VideoProviderFake;
 
 const RATIOS = new Set(['1280:720', '720:1280', '1104:832', '832:1104', '960:960', '1584:672']);
 
 export async function startRunwayFake(mp4: Buffer, apiKey: string): Promise<RunwayFake> {
-  const state = { mode: 'ok' as VideoFakeMode, pendingPolls: 2, rateLimited: 0, next: 0 };
+  const { state, cdn, cancelled } = await startVideoFakeParts(mp4);
   const tasks = new Map<string, { polls: number }>();
-  const cancelled: string[] = [];
-  const cdn = await startVideoCdn(mp4, () => state.mode);
 
   const api = await startFakeServer((req, res) => {
     if (req.headers.authorization !== `Bearer ${apiKey}`) return sendJson(res, 401, { error: 'Unauthorized' });
@@ -76,25 +69,5 @@ export async function startRunwayFake(mp4: Buffer, apiKey: string): Promise<Runw
     return sendJson(res, 200, { id });
   });
 
-  return {
-    ...api,
-    cdn,
-    cancelled,
-    get mode() {
-      return state.mode;
-    },
-    set mode(m: VideoFakeMode) {
-      state.mode = m;
-      state.rateLimited = 0;
-    },
-    get pendingPolls() {
-      return state.pendingPolls;
-    },
-    set pendingPolls(n: number) {
-      state.pendingPolls = n;
-    },
-    close: async () => {
-      await Promise.all([api.close(), cdn.close()]);
-    },
-  };
+  return videoProviderFake(api, { state, cdn, cancelled }, {});
 }

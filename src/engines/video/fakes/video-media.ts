@@ -133,3 +133,66 @@ export async function probeClip(
     ...(a ? { audio: String(a.codec_name) } : {}),
   } satisfies ClipInfo;
 }
+
+/** What every fake video provider exposes: the API server, its CDN and the switches tests flip. */
+export interface VideoProviderFake extends FakeServer {
+  mode: VideoFakeMode;
+  pendingPolls: number;
+  cdn: VideoCdn;
+  /** Ids of the jobs the adapter asked to cancel. */
+  cancelled: string[];
+}
+
+/** A fake provider's mutable state: `rateLimited` counts 429s given in this mode, `next` numbers jobs. */
+export interface VideoFakeState {
+  mode: VideoFakeMode;
+  pendingPolls: number;
+  rateLimited: number;
+  next: number;
+}
+
+export interface VideoFakeParts {
+  state: VideoFakeState;
+  cdn: VideoCdn;
+  cancelled: string[];
+}
+
+/** What every fake video provider starts with: its state (mode `ok`, 2 pending polls), its CDN, no cancels. */
+export async function startVideoFakeParts(mp4: Buffer): Promise<VideoFakeParts> {
+  const state: VideoFakeState = { mode: 'ok', pendingPolls: 2, rateLimited: 0, next: 0 };
+  return { state, cdn: await startVideoCdn(mp4, () => state.mode), cancelled: [] };
+}
+
+/**
+ * The fake's handle: `api` and `extra` members, `mode` (setting it resets the 429 count) and
+ * `pendingPolls` backed by `state`, and a close() that stops the API and the CDN.
+ */
+export function videoProviderFake<E extends object>(
+  api: FakeServer,
+  parts: VideoFakeParts,
+  extra: E,
+): VideoProviderFake & E {
+  const { state, cdn, cancelled } = parts;
+  return {
+    ...api,
+    cdn,
+    cancelled,
+    ...extra,
+    get mode() {
+      return state.mode;
+    },
+    set mode(m: VideoFakeMode) {
+      state.mode = m;
+      state.rateLimited = 0;
+    },
+    get pendingPolls() {
+      return state.pendingPolls;
+    },
+    set pendingPolls(n: number) {
+      state.pendingPolls = n;
+    },
+    close: async () => {
+      await Promise.all([api.close(), cdn.close()]);
+    },
+  };
+}

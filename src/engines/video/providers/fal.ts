@@ -1,24 +1,19 @@
-import {
-  createProviderHttp,
-  nearestSize,
-  onOrigin,
-  parseRatios,
-  type ProviderDeps,
-  trimBase,
-} from '../../image/provider-http.ts';
+import { nearestSize, onOrigin, parseRatios, type ProviderDeps, trimBase } from '../../image/provider-http.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
 import {
-  cancelOnGiveUp,
+  authorization,
   checkRequest,
-  DEFAULT_VIDEO_TIMEOUT_MS,
   finishVideo,
   frameDataUri,
   nearestDuration,
   notSent,
+  pollIntervals,
+  pollJob,
   providerEngine,
   str,
   type VideoProviderLimits,
   validId,
+  videoProviderSessions,
 } from './provider-video.ts';
 
 /**
@@ -92,22 +87,16 @@ export function createFalVideoEngine(settings: FalVideoSettings, deps: ProviderD
   const imageInput = settings.imageInput ?? 'image_url';
   const endInput = settings.endImageInput === undefined ? 'tail_image_url' : settings.endImageInput;
   const textOnly = settings.textOnly ?? !/image-to-video$/.test(model);
-  const http = createProviderHttp(
-    {
-      ...settings,
-      label: LABEL,
-      apiOrigin: baseUrl,
-      headers: settings.apiKey ? { authorization: `Key ${settings.apiKey}` } : {},
-      secrets: [settings.apiKey],
-      defaultTimeoutMs: DEFAULT_VIDEO_TIMEOUT_MS,
-    },
-    deps,
-  );
+  const session = videoProviderSessions(settings, deps, {
+    label: LABEL,
+    baseUrl,
+    headers: authorization('Key', settings.apiKey),
+  });
   const own = onOrigin(new URL(baseUrl).origin);
 
   return providerEngine(name, async (req: VideoRequest): Promise<VideoResult> => {
     const warnings = checkRequest(req, { label: LABEL, textOnly }, settings.conform);
-    const s = http.session({ ...(req.signal ? { signal: req.signal } : {}) });
+    const s = session(req);
     const input: Record<string, unknown> = {
       prompt: req.prompt,
       duration: String(nearestDuration(durations, req.durationSeconds)),
@@ -128,28 +117,24 @@ export function createFalVideoEngine(settings: FalVideoSettings, deps: ProviderD
     const responseUrl = own(submitted.response_url, requestBase);
     const cancelUrl = own(submitted.cancel_url, `${requestBase}/cancel`);
 
-    await cancelOnGiveUp(
-      s,
-      req,
-      () =>
-        s.poll(
-          async () => {
-            const st = (await s.json<Status>(statusUrl, { what: 'checking the job status' })).json;
-            const status = str(st?.status);
-            if (!status) throw s.fail(`${LABEL} answered a status without a status`, true);
-            if (PENDING.has(status)) return undefined;
-            if (status !== 'COMPLETED' || str(st.error)) {
-              throw s.failed(
-                { message: str(st.error), code: str(st.error_type) },
-                `${LABEL} reported the job ${status === 'COMPLETED' ? 'failed' : status.toLowerCase()}`,
-              );
-            }
-            return true;
-          },
-          { intervalMs: settings.pollIntervalMs ?? 2000, maxIntervalMs: settings.maxPollIntervalMs ?? 10_000 },
-        ),
-      () => s.cancel(cancelUrl, 'PUT'),
-    );
+    await pollJob(s, req, {
+      url: statusUrl,
+      what: 'checking the job status',
+      status: (st: Status) => st.status,
+      noStatus: `${LABEL} answered a status without a status`,
+      pending: PENDING,
+      settle: (status, st) => {
+        if (status !== 'COMPLETED' || str(st.error)) {
+          throw s.failed(
+            { message: str(st.error), code: str(st.error_type) },
+            `${LABEL} reported the job ${status === 'COMPLETED' ? 'failed' : status.toLowerCase()}`,
+          );
+        }
+        return true;
+      },
+      intervals: pollIntervals(settings, 2000, 10_000),
+      cancel: () => s.cancel(cancelUrl, 'PUT'),
+    });
 
     const out = (await s.json<Output>(responseUrl, { what: 'fetching the result' })).json;
     const url = str(out?.video?.url);

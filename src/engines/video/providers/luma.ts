@@ -1,5 +1,4 @@
 import {
-  createProviderHttp,
   nearestSize,
   parseRatios,
   type ProviderDeps,
@@ -9,15 +8,17 @@ import {
 } from '../../image/provider-http.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
 import {
-  cancelOnGiveUp,
+  authorization,
   checkRequest,
-  DEFAULT_VIDEO_TIMEOUT_MS,
   finishVideo,
   nearestDuration,
+  pollIntervals,
+  pollJob,
   providerEngine,
   str,
   type VideoProviderLimits,
   validId,
+  videoProviderSessions,
 } from './provider-video.ts';
 
 /**
@@ -83,17 +84,11 @@ export function createLumaVideoEngine(settings: LumaSettings, deps: LumaDeps): V
   const ratios = parseRatios(settings.aspectRatios ?? LUMA_RATIOS, 'luma');
   const durations = settings.durations ?? [5, 9];
   const resolution = settings.resolution === undefined ? '720p' : settings.resolution;
-  const http = createProviderHttp(
-    {
-      ...settings,
-      label: LABEL,
-      apiOrigin: baseUrl,
-      headers: settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {},
-      secrets: [settings.apiKey],
-      defaultTimeoutMs: DEFAULT_VIDEO_TIMEOUT_MS,
-    },
-    deps,
-  );
+  const session = videoProviderSessions(settings, deps, {
+    label: LABEL,
+    baseUrl,
+    headers: authorization('Bearer', settings.apiKey),
+  });
 
   async function frame(bytes: Buffer, which: 'start' | 'end') {
     const png = await toPngInput(bytes, `${which} frame`);
@@ -103,7 +98,7 @@ export function createLumaVideoEngine(settings: LumaSettings, deps: LumaDeps): V
 
   return providerEngine(name, async (req: VideoRequest): Promise<VideoResult> => {
     const warnings = checkRequest(req, { label: LABEL, textOnly: true }, settings.conform);
-    const s = http.session({ ...(req.signal ? { signal: req.signal } : {}) });
+    const s = session(req);
     const keyframes: Record<string, unknown> = {};
     if (req.startFrame) keyframes.frame0 = await frame(req.startFrame, 'start');
     if (req.endFrame) keyframes.frame1 = await frame(req.endFrame, 'end');
@@ -122,30 +117,26 @@ export function createLumaVideoEngine(settings: LumaSettings, deps: LumaDeps): V
     const id = validId(s, LABEL, created?.id, 'the generation');
     const genUrl = `${baseUrl}/generations/${id}`;
 
-    const url = await cancelOnGiveUp(
-      s,
-      req,
-      () =>
-        s.poll(
-          async () => {
-            const g = (await s.json<Generation>(genUrl, { what: 'checking the generation' })).json;
-            const state = str(g?.state);
-            if (!state) throw s.fail(`${LABEL} answered a generation without a state`, true);
-            if (PENDING.has(state)) return undefined;
-            if (state === 'completed') {
-              const video = str(g.assets?.video);
-              if (!video) throw s.fail(`${LABEL} completed the generation without a video`, true);
-              return video;
-            }
-            throw s.failed(
-              { message: str(g.failure_reason) },
-              `${LABEL} reported the generation ${state === 'failed' ? 'failed' : `as "${state}"`}`,
-            );
-          },
-          { intervalMs: settings.pollIntervalMs ?? 3000, maxIntervalMs: settings.maxPollIntervalMs ?? 10_000 },
-        ),
-      () => s.cancel(genUrl, 'DELETE'),
-    );
+    const url = await pollJob(s, req, {
+      url: genUrl,
+      what: 'checking the generation',
+      status: (g: Generation) => g.state,
+      noStatus: `${LABEL} answered a generation without a state`,
+      pending: PENDING,
+      settle: (state, g) => {
+        if (state === 'completed') {
+          const video = str(g.assets?.video);
+          if (!video) throw s.fail(`${LABEL} completed the generation without a video`, true);
+          return video;
+        }
+        throw s.failed(
+          { message: str(g.failure_reason) },
+          `${LABEL} reported the generation ${state === 'failed' ? 'failed' : `as "${state}"`}`,
+        );
+      },
+      intervals: pollIntervals(settings, 3000, 10_000),
+      cancel: () => s.cancel(genUrl, 'DELETE'),
+    });
     return finishVideo(s, req, url, { label: LABEL, engine: name, warnings, limits: settings });
   });
 }

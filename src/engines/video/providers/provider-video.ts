@@ -3,9 +3,17 @@
  * providers' HTTP helpers (src/engines/image/provider-http.ts): frames sent as PNG data URIs,
  * duration picking, which request shapes a provider can take, a bounded download of the result
  * video (off-origin: through the public-only `downloadFetcher`, without the key), cancel on
- * timeout/abort, and the final conform (./conform.ts).
+ * timeout/abort, the HTTP session and the status polling of a job, and the final conform
+ * (./conform.ts).
  */
-import { pngDataUri, type ProviderLimits, type ProviderSession, toPngInput } from '../../image/provider-http.ts';
+import {
+  createProviderHttp,
+  type ProviderDeps,
+  type ProviderLimits,
+  type ProviderSession,
+  pngDataUri,
+  toPngInput,
+} from '../../image/provider-http.ts';
 import { type EngineWarning, GenerationError } from '../../image/scene-engine.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
 import { type ConformOptions, conformProviderVideo, requestShape } from './conform.ts';
@@ -186,4 +194,77 @@ export function providerEngine(name: string, generate: (req: VideoRequest) => Pr
         throw videoWording(err);
       }),
   };
+}
+
+/** `Authorization: <scheme> <apiKey>`, or no header without a key. */
+export const authorization = (scheme: string, apiKey: string | undefined): Record<string, string> =>
+  apiKey ? { authorization: `${scheme} ${apiKey}` } : {};
+
+/**
+ * The provider's HTTP helpers (src/engines/image/provider-http.ts) for a video adapter: `headers`
+ * sent to `baseUrl`, the API key kept out of messages, the video default timeout. Answers a
+ * function opening the session of one request (aborted by its signal).
+ */
+export function videoProviderSessions(
+  settings: VideoProviderLimits & { apiKey?: string },
+  deps: ProviderDeps,
+  o: { label: string; baseUrl: string; headers: Record<string, string> },
+): (req: VideoRequest) => ProviderSession {
+  const http = createProviderHttp(
+    {
+      ...settings,
+      label: o.label,
+      apiOrigin: o.baseUrl,
+      headers: o.headers,
+      secrets: [settings.apiKey],
+      defaultTimeoutMs: DEFAULT_VIDEO_TIMEOUT_MS,
+    },
+    deps,
+  );
+  return (req) => http.session({ ...(req.signal ? { signal: req.signal } : {}) });
+}
+
+/** The waits between polls: the settings' ones, else the provider's defaults. */
+export const pollIntervals = (
+  settings: { pollIntervalMs?: number; maxPollIntervalMs?: number },
+  intervalMs: number,
+  maxIntervalMs: number,
+) => ({
+  intervalMs: settings.pollIntervalMs ?? intervalMs,
+  maxIntervalMs: settings.maxPollIntervalMs ?? maxIntervalMs,
+});
+
+export interface JobPoll<J, R> {
+  /** The job's status URL. */
+  url: string;
+  /** The call, in messages ("checking the task"). */
+  what: string;
+  /** The status member of an answer. */
+  status: (answer: J) => unknown;
+  /** The (retryable) failure for an answer without a status ("Runway answered a task without a status"). */
+  noStatus: string;
+  /** Statuses polled again. */
+  pending: ReadonlySet<string>;
+  /** The result of a job no longer pending (or the error it throws). */
+  settle: (status: string, answer: J) => R;
+  intervals: { intervalMs: number; maxIntervalMs: number };
+  /** Asks the provider to cancel the job (see cancelOnGiveUp). */
+  cancel: () => Promise<void>;
+}
+
+/** Polls a job's status until it is no longer pending; cancels it on timeout or abort. */
+export function pollJob<J, R>(s: ProviderSession, req: VideoRequest, o: JobPoll<J, R>): Promise<R> {
+  return cancelOnGiveUp(
+    s,
+    req,
+    () =>
+      s.poll(async () => {
+        const answer = (await s.json<J>(o.url, { what: o.what })).json;
+        const status = str(answer == null ? undefined : o.status(answer));
+        if (!status) throw s.fail(o.noStatus, true);
+        if (o.pending.has(status)) return undefined;
+        return o.settle(status, answer);
+      }, o.intervals),
+    o.cancel,
+  );
 }

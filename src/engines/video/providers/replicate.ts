@@ -1,5 +1,4 @@
 import {
-  createProviderHttp,
   encodeMultipart,
   nearestSize,
   onOrigin,
@@ -12,16 +11,18 @@ import {
 } from '../../image/provider-http.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
 import {
+  authorization,
   cancelOnGiveUp,
   checkRequest,
-  DEFAULT_VIDEO_TIMEOUT_MS,
   finishVideo,
   nearestDuration,
   notSent,
+  pollIntervals,
   providerEngine,
   str,
   type VideoProviderLimits,
   validId,
+  videoProviderSessions,
 } from './provider-video.ts';
 
 /**
@@ -96,17 +97,11 @@ export function createReplicateVideoEngine(settings: ReplicateVideoSettings, dep
   const imageInput = settings.imageInput ?? 'start_image';
   const endInput = settings.endImageInput === undefined ? 'end_image' : settings.endImageInput;
   const wait = Math.min(60, Math.max(0, Math.round(settings.waitSeconds ?? 0)));
-  const http = createProviderHttp(
-    {
-      ...settings,
-      label: LABEL,
-      apiOrigin: baseUrl,
-      headers: settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {},
-      secrets: [settings.apiKey],
-      defaultTimeoutMs: DEFAULT_VIDEO_TIMEOUT_MS,
-    },
-    deps,
-  );
+  const session = videoProviderSessions(settings, deps, {
+    label: LABEL,
+    baseUrl,
+    headers: authorization('Bearer', settings.apiKey),
+  });
   const own = onOrigin(new URL(baseUrl).origin);
 
   /** A data URI, or the URL of the bytes uploaded to Replicate's Files API. */
@@ -126,7 +121,7 @@ export function createReplicateVideoEngine(settings: ReplicateVideoSettings, dep
 
   return providerEngine(name, async (req: VideoRequest): Promise<VideoResult> => {
     const warnings = checkRequest(req, { label: LABEL, textOnly: true }, settings.conform);
-    const s = http.session({ ...(req.signal ? { signal: req.signal } : {}) });
+    const s = session(req);
     const input: Record<string, unknown> = {
       prompt: req.prompt,
       duration: nearestDuration(durations, req.durationSeconds),
@@ -167,7 +162,7 @@ export function createReplicateVideoEngine(settings: ReplicateVideoSettings, dep
                 const next = (await s.json<Prediction>(getUrl, { what: 'checking the prediction' })).json;
                 return done(next) ? next : undefined;
               },
-              { intervalMs: settings.pollIntervalMs ?? 2000, maxIntervalMs: settings.maxPollIntervalMs ?? 10_000 },
+              pollIntervals(settings, 2000, 10_000),
             ),
       () => s.cancel(cancelUrl, 'POST'),
     );

@@ -1,22 +1,18 @@
-import {
-  createProviderHttp,
-  nearestSize,
-  parseRatios,
-  type ProviderDeps,
-  trimBase,
-} from '../../image/provider-http.ts';
+import { nearestSize, parseRatios, type ProviderDeps, trimBase } from '../../image/provider-http.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
 import {
-  cancelOnGiveUp,
+  authorization,
   checkRequest,
-  DEFAULT_VIDEO_TIMEOUT_MS,
   finishVideo,
   frameDataUri,
   nearestDuration,
+  pollIntervals,
+  pollJob,
   providerEngine,
   str,
   type VideoProviderLimits,
   validId,
+  videoProviderSessions,
 } from './provider-video.ts';
 
 /**
@@ -75,24 +71,15 @@ export function createRunwayVideoEngine(settings: RunwaySettings, deps: Provider
   const name = `runway:${model}`;
   const ratios = parseRatios(settings.ratios ?? RUNWAY_RATIOS, 'runway');
   const durations = settings.durations ?? [5, 10];
-  const http = createProviderHttp(
-    {
-      ...settings,
-      label: LABEL,
-      apiOrigin: baseUrl,
-      headers: {
-        ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
-        'x-runway-version': settings.apiVersion ?? '2024-11-06',
-      },
-      secrets: [settings.apiKey],
-      defaultTimeoutMs: DEFAULT_VIDEO_TIMEOUT_MS,
-    },
-    deps,
-  );
+  const session = videoProviderSessions(settings, deps, {
+    label: LABEL,
+    baseUrl,
+    headers: { ...authorization('Bearer', settings.apiKey), 'x-runway-version': settings.apiVersion ?? '2024-11-06' },
+  });
 
   return providerEngine(name, async (req: VideoRequest): Promise<VideoResult> => {
     const warnings = checkRequest(req, { label: LABEL, textOnly: false }, settings.conform);
-    const s = http.session({ ...(req.signal ? { signal: req.signal } : {}) });
+    const s = session(req);
     const first = await frameDataUri(req.startFrame as Buffer, 'start frame');
     const promptImage = req.endFrame
       ? [
@@ -114,31 +101,27 @@ export function createRunwayVideoEngine(settings: RunwaySettings, deps: Provider
     const id = validId(s, LABEL, created?.id, 'the task');
     const taskUrl = `${baseUrl}/v1/tasks/${id}`;
 
-    const url = await cancelOnGiveUp(
-      s,
-      req,
-      () =>
-        s.poll(
-          async () => {
-            const t = (await s.json<Task>(taskUrl, { what: 'checking the task' })).json;
-            const status = str(t?.status);
-            if (!status) throw s.fail(`${LABEL} answered a task without a status`, true);
-            if (PENDING.has(status)) return undefined;
-            if (status === 'SUCCEEDED') {
-              const out = Array.isArray(t.output) ? t.output.find((o) => typeof o === 'string') : str(t.output);
-              if (!out) throw s.fail(`${LABEL} finished the task without an output URL`, true);
-              return out as string;
-            }
-            if (status === 'CANCELLED') throw s.fail(`The ${LABEL} task was cancelled`);
-            throw s.failed(
-              { message: str(t.failure), code: str(t.failureCode) },
-              `${LABEL} reported the task ${status === 'FAILED' ? 'failed' : `as "${status}"`}${str(t.failureCode) ? ` (${t.failureCode})` : ''}`,
-            );
-          },
-          { intervalMs: settings.pollIntervalMs ?? 5000, maxIntervalMs: settings.maxPollIntervalMs ?? 15_000 },
-        ),
-      () => s.cancel(taskUrl, 'DELETE'),
-    );
+    const url = await pollJob(s, req, {
+      url: taskUrl,
+      what: 'checking the task',
+      status: (t: Task) => t.status,
+      noStatus: `${LABEL} answered a task without a status`,
+      pending: PENDING,
+      settle: (status, t) => {
+        if (status === 'SUCCEEDED') {
+          const out = Array.isArray(t.output) ? t.output.find((o) => typeof o === 'string') : str(t.output);
+          if (!out) throw s.fail(`${LABEL} finished the task without an output URL`, true);
+          return out as string;
+        }
+        if (status === 'CANCELLED') throw s.fail(`The ${LABEL} task was cancelled`);
+        throw s.failed(
+          { message: str(t.failure), code: str(t.failureCode) },
+          `${LABEL} reported the task ${status === 'FAILED' ? 'failed' : `as "${status}"`}${str(t.failureCode) ? ` (${t.failureCode})` : ''}`,
+        );
+      },
+      intervals: pollIntervals(settings, 5000, 15_000),
+      cancel: () => s.cancel(taskUrl, 'DELETE'),
+    });
     return finishVideo(s, req, url, { label: LABEL, engine: name, warnings, limits: settings });
   });
 }
