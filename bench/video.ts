@@ -3,7 +3,8 @@
  * from FIXTURES composited by the local scene engine; a plain composite when that fails), one per
  * camera move (push-in with the audio bed, pan, orbit with parallax — the product layer from the
  * scene engine's productMask, and again from the video engine's own matte) and a transition clip
- * (start → intermediate → end frame, crossfaded).
+ * (start → intermediate → end frame, crossfaded) and a reference montage as video-model-8 makes
+ * (three pictures and, when the shared fixture is there, a video clip cut to length).
  *
  * For each clip: wall time against real time (the goal is ≤ 1× on a 2-core machine), the peak RSS
  * of the ffmpeg child (sampled from /proc) and of this process, the ffprobe check (h264, yuv420p,
@@ -29,6 +30,7 @@ import { createLocalVideoEngine } from '../src/engines/video/local/local-video-e
 import type { VideoRequest } from '../src/engines/video/video-engine.ts';
 
 const FIXTURES = process.env.BENCH_VIDEO_FIXTURES ?? '/work/shared/fixtures/product-images';
+const REFERENCE_CLIP = path.join(FIXTURES, '../video/big-buck-bunny-480p-30s.mp4');
 const MAX_RATIO = Number(process.env.BENCH_VIDEO_MAX_RATIO ?? 1.5);
 const GOAL_RATIO = 1;
 const W = 1280;
@@ -245,6 +247,23 @@ async function main() {
       label: 'transition (3 frames)',
       req: { ...base, prompt: 'product reveal', intermediateFrames: [middle.png], endFrame: end.png },
     },
+    {
+      label: `montage (video-model-8: 3 images${fs.existsSync(REFERENCE_CLIP) ? ' + 1 clip' : ''})`,
+      req: {
+        width: W,
+        height: H,
+        durationSeconds: SECONDS,
+        fps: FPS,
+        seed: 7,
+        prompt: 'the collection, cut to the beat',
+        references: [
+          { kind: 'image', bytes: start.png },
+          { kind: 'image', bytes: middle.png },
+          ...(fs.existsSync(REFERENCE_CLIP) ? [{ kind: 'video' as const, path: REFERENCE_CLIP }] : []),
+          { kind: 'image', bytes: end.png },
+        ],
+      },
+    },
   ];
 
   const rows: { label: string; strip: Buffer }[] = [];
@@ -295,7 +314,7 @@ async function main() {
         },
         markerTrackedFrames: tracked.length,
         markerTravelPx: first && last ? round(Math.hypot(last.x - first.x, last.y - first.y), 1) : undefined,
-        jitter: clip.label.startsWith('transition') ? undefined : jitter(path_),
+        jitter: /^(transition|montage)/.test(clip.label) ? undefined : jitter(path_),
         warnings: r.warnings.map((w) => w.code),
       });
       rows.push({ label: `${clip.label} · ${Math.round(ms)} ms`, strip: await filmstrip(file, 240) });

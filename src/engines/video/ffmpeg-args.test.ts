@@ -2,6 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planCamera } from './camera.ts';
 import {
+  clipWindowStart,
   audioBedFilters,
   crossfadeFilters,
   easeExpr,
@@ -291,5 +292,30 @@ describe('renderArgs', () => {
     expect(() => renderArgs(spec({ width: 321 }))).toThrow(/even/);
     expect(() => renderArgs(spec({ segments: [] }))).toThrow();
     expect(() => renderArgs(spec({ frames: 0 }))).toThrow();
+  });
+});
+
+describe('clipWindowStart', () => {
+  it('cuts the middle of a longer clip and the start of a short one', () => {
+    expect(clipWindowStart(30, 2)).toBe(14);
+    expect(clipWindowStart(2.5, 2)).toBe(0.25);
+    expect(clipWindowStart(2, 2)).toBe(0);
+    expect(clipWindowStart(1, 2)).toBe(0);
+    expect(clipWindowStart(undefined, 2)).toBe(0);
+    expect(clipWindowStart(Number.NaN, 2)).toBe(0);
+  });
+  it('seeks the input before opening it', () => {
+    const args = renderArgs({
+      width: 320,
+      height: 180,
+      fps: 30,
+      frames: 60,
+      segments: [{ kind: 'video', path: '/tmp/clip.mp4', frames: 60, startSeconds: 14 }],
+      crossfadeFrames: 0,
+      output: '/tmp/out.mp4',
+    });
+    const i = args.indexOf('-ss');
+    expect(args[i + 1]).toBe('14');
+    expect(args.indexOf('-i')).toBeGreaterThan(i);
   });
 });

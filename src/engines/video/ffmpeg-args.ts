@@ -148,7 +148,16 @@ export function zoompanFilter(
 
 export type Segment =
   | { kind: 'still'; layers: StillLayer[]; plan: CameraPlan; frames: number }
-  | { kind: 'video'; path: string; frames: number };
+  | { kind: 'video'; path: string; frames: number; startSeconds?: number };
+
+/**
+ * Where a reference clip's cut starts: the middle `segmentSeconds` of a longer clip (clips often
+ * open on a fade from black or a title), the start of one no longer than the cut (it loops).
+ */
+export function clipWindowStart(clipSeconds: number | undefined, segmentSeconds: number): number {
+  if (!(typeof clipSeconds === 'number' && Number.isFinite(clipSeconds)) || clipSeconds <= segmentSeconds) return 0;
+  return Math.round(((clipSeconds - segmentSeconds) / 2) * 1000) / 1000;
+}
 
 export interface AudioBed {
   seed: number;
@@ -302,7 +311,8 @@ export function renderArgs(spec: RenderSpec): string[] {
   let input = 0;
   spec.segments.forEach((seg, i) => {
     if (seg.kind === 'video') {
-      args.push('-stream_loop', '-1', ...VIDEO_INPUT, '-i', inputUrl(seg.path));
+      const seek = seg.startSeconds ? ['-ss', num(seg.startSeconds)] : [];
+      args.push('-stream_loop', '-1', ...seek, ...VIDEO_INPUT, '-i', inputUrl(seg.path));
       filters.push(`${videoSegmentFilter(input, seg.frames, out)},format=yuv420p[s${i}]`);
       input++;
       return;

@@ -12,7 +12,7 @@
  * - a start frame with intermediate and/or end frames: one gently moving segment per frame,
  *   crossfaded; the last segment settles exactly on the end frame.
  * - no start frame, references: a paced montage of them (images moved gently, videos cut to
- *   length, looped when short), crossfaded.
+ *   length from their middle, looped when short), crossfaded.
  * - none of these (text only): a slow camera move over a soft gradient backdrop coloured from
  *   the seed, with a TEXT_ONLY_BACKDROP warning; this engine cannot draw what a prompt describes.
  *
@@ -31,7 +31,15 @@ import { type Cutout, cutOutRaw } from '../../image/local/cutout.ts';
 import { components, dilate, erode, pushPull, reconstruct } from '../../image/local/raster.ts';
 import { type EngineWarning, GenerationError } from '../../image/scene-engine.ts';
 import { type CameraMove, type CameraPlan, chooseCameraMove, planCamera } from '../camera.ts';
-import { type RenderSpec, renderArgs, type Segment, type StillLayer, seeded, segmentFrames } from '../ffmpeg-args.ts';
+import {
+  clipWindowStart,
+  type RenderSpec,
+  renderArgs,
+  type Segment,
+  type StillLayer,
+  seeded,
+  segmentFrames,
+} from '../ffmpeg-args.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
 
 export interface LocalVideoEngineOptions {
@@ -454,7 +462,12 @@ export function createLocalVideoEngine(options: LocalVideoEngineOptions = {}): V
               file = path.join(dir, `ref${i}.mp4`);
               await fs.writeFile(file, ref.bytes);
             }
-            segments.push({ kind: 'video', path: file, frames: length });
+            const clipSeconds = await probeVideo(file, 30_000).then(
+              (p) => p.durationSeconds,
+              () => undefined,
+            );
+            const startSeconds = clipWindowStart(clipSeconds, length / fps);
+            segments.push({ kind: 'video', path: file, frames: length, ...(startSeconds ? { startSeconds } : {}) });
           }
         }
         camera = { move: 'montage', source: 'none' };
