@@ -18,6 +18,7 @@ import {
   cameraSentences,
   createLocalVideoEnhancer,
   enhanceVideo,
+  meaningfulFileName,
 } from './video-enhancer.local.ts';
 
 const SERUM: FrameContext = {
@@ -423,7 +424,7 @@ describe('local video enhancer: subject, references, bounds', () => {
     });
     expect(r.enhancedPrompt).toMatch(/Subject: exactly as shown in the reference images/);
     expect(r.enhancedPrompt).toMatch(
-      /Reference image 1: the canvas tote bag with leather handles\. Reference image 2: the grove/,
+      /Reference image 1: the canvas tote bag with leather handles\. Reference image 2: the green lemon grove\./,
     );
     expect(r.enhancedPrompt).toMatch(/Reference clip 1 \(6 s\): the handheld walk through an orchard/);
     expect(codes(r)).toEqual([]);
@@ -530,5 +531,149 @@ describe('local video enhancer: subject, references, bounds', () => {
     expect(autoCameraMove({ prompt: '', scan: '', durationSeconds: 5, aspectRatio: '16:9', keyed: false })).toBe(
       'push-in',
     );
+  });
+});
+
+describe('local video enhancer: wording', () => {
+  /** The API's example: a start frame known by its file name and colour, an end frame by nothing. */
+  const CAP = 'the red cap turning slowly on a table';
+  const capInput = (over: Partial<VideoEnhancementInput> = {}) =>
+    input({
+      originalPrompt: CAP,
+      durationSeconds: 8,
+      enableAudio: true,
+      maxChars: 1000,
+      start: { tags: [], colors: ['red'], fileName: 'cap.png' },
+      end: { tags: [], colors: ['red'], fileName: 'end.jpg' },
+      ...over,
+    });
+  const count = (text: string, re: RegExp) => text.match(new RegExp(re, 'g'))?.length ?? 0;
+
+  it('reuses the user’s noun phrase once, colours before the noun, then a short reference', () => {
+    const r = enhanceVideo(capInput());
+    const ours = added(r, CAP);
+    expect(r.enhancedPrompt).not.toMatch(/cap in red|in red\b/);
+    expect(ours).toMatch(/Subject: the red cap, exactly as pictured in the start frame/);
+    expect(count(ours, /the red cap/)).toBe(1);
+    expect(count(ours, /the cap\b/)).toBeGreaterThanOrEqual(2);
+    // A frame named by its file name alone: its colours go before the noun.
+    const named = enhanceVideo(capInput({ originalPrompt: 'On a wooden table, soft light' }));
+    expect(named.enhancedPrompt).toMatch(/Subject: the red cap, exactly as pictured/);
+    expect(named.enhancedPrompt).not.toMatch(/cap in red/);
+    // The user's bare noun takes the frame's colour; their own adjectives are kept as written.
+    const bare = enhanceVideo(
+      capInput({ originalPrompt: 'A cap on a wooden table', start: { tags: [], colors: ['red'] } }),
+    );
+    expect(bare.enhancedPrompt).toMatch(/Subject: the red cap, exactly as pictured/);
+    const theirs = enhanceVideo(capInput({ originalPrompt: 'Our vintage wool cap on a wooden table' }));
+    expect(theirs.enhancedPrompt).toMatch(/Subject: the vintage wool cap, exactly as pictured/);
+    // A description still says more than the user's words.
+    expect(run().enhancedPrompt).toMatch(/Subject: the vitamin C face serum in an amber glass dropper bottle/);
+  });
+
+  it('never makes a subject of a file name that means nothing', () => {
+    const names = ['end.jpg', 'start.png', 'frame1.png', 'image.png', 'IMG_1234.jpg', 'middle.png', 'ref.mp4'];
+    const more = ['untitled', '3f2a9c1e-7b4d-4e2a-9f1c-2b3c4d5e6f70.png', '20240101.jpg', 'PXL_20230101_123456.jpg'];
+    for (const fileName of [...names, ...more]) {
+      expect({ fileName, words: meaningfulFileName(fileName) }).toEqual({ fileName, words: undefined });
+      const frame = { tags: [], colors: ['red'], fileName };
+      const r = run({
+        originalPrompt: 'On a wooden table',
+        model: 'optimized',
+        durationSeconds: 10,
+        start: frame,
+        intermediate: [frame],
+        end: frame,
+        referenceVideos: [{ tags: [], colors: [], fileName }],
+      });
+      expect(r.enhancedPrompt).not.toMatch(
+        /the (?:end|start|image|img|middle|ref|untitled|product)\b(?! frame)|\bframe1|\bin red\b|[0-9a-f]{8}|1234|2024/i,
+      );
+      expect(r.enhancedPrompt).toMatch(/dissolve smoothly into the next frame \(/);
+      expect(r.enhancedPrompt).toMatch(/carry through to the end frame and land on it at 10 s/);
+      expect(r.enhancedPrompt).toMatch(/Reference clip 1 — take its motion/);
+      expect(codes(r)).toEqual([]); // colours are still something to go by
+    }
+    expect(enhanceVideo(capInput()).enhancedPrompt).toMatch(/final 2 s \(6–8 s\), land on the end frame and hold\./);
+    expect(meaningfulFileName('Red-Cap_v2.png')).toBe('red cap');
+    expect(meaningfulFileName('end_cap-final.jpg')).toBe('cap');
+    // A frame with a name that means something is still named.
+    const r = run({ durationSeconds: 10, end: { tags: [], colors: [], fileName: 'cap-side-view.jpg' } });
+    expect(r.enhancedPrompt).toMatch(/land on the end frame — the cap side view — and hold/);
+  });
+
+  it('follows the subject’s own motion: the camera circles it or stays still, and the beats say it', () => {
+    const r = enhanceVideo(capInput());
+    expect(r.camera).toBe('orbit');
+    expect(chooseCameraMove(r.enhancedPrompt, 0)).toMatchObject({ move: 'orbit', source: 'prompt' });
+    expect(r.enhancedPrompt).toMatch(/2–6 s, the cap keeps turning slowly as the camera circles/);
+    expect(r.enhancedPrompt).not.toMatch(/forward dolly|continues at an even speed|placed on a third/);
+    // Short clips keep the camera still; the subject still turns.
+    const short = enhanceVideo(capInput({ durationSeconds: 3, end: undefined }));
+    expect(short.camera).toBe('static');
+    expect(short.enhancedPrompt).toMatch(/open on the cap as in the start frame, turning slowly,/);
+    const five = enhanceVideo(capInput({ durationSeconds: 5, originalPrompt: 'The cap spins gently on a table' }));
+    expect(five.camera).toBe('orbit');
+    expect(five.enhancedPrompt).toMatch(/0–4 s, open on the cap as in the start frame, already spinning gently,/);
+    // The user's own move is kept, and the subject's motion is described with it.
+    const pushed = enhanceVideo(capInput({ originalPrompt: 'Slow push in on the red cap rotating on a table' }));
+    expect(pushed.camera).toBe('push-in');
+    expect(pushed.enhancedPrompt).toMatch(/the cap keeps rotating as the camera move continues at an even speed/);
+    expect([...new Set(cameraMovesIn(pushed.enhancedPrompt).map((m) => m.move))]).toEqual(['push-in']);
+    // Without an action, the generic middle beat; a negated one is no action.
+    const none = enhanceVideo(capInput({ originalPrompt: 'The red cap on a table, not spinning' }));
+    expect(none.enhancedPrompt).not.toMatch(/keeps spinning/);
+    expect(none.camera).not.toBe('orbit');
+  });
+
+  it('keeps audio only with enableAudio, and the brand before composition and finish within 1000 characters', () => {
+    const brand = { ...LUXE, wordsToAvoid: ['cheap'] };
+    for (const enableAudio of [true, false]) {
+      for (const durationSeconds of [3, 5, 8, 10, 15]) {
+        const r = enhanceVideo(capInput({ brand, enableAudio, durationSeconds }));
+        expect(r.enhancedPrompt.length).toBeLessThanOrEqual(1000);
+        expect(r.enhancedPrompt).toMatch(/Brand look: [^.]*navy and gold/);
+        expect(r.enhancedPrompt).toMatch(/Pacing \(/);
+        expect(/Audio:/.test(r.enhancedPrompt)).toBe(enableAudio);
+        // Finish goes first, then composition; the brand stays.
+        if (!/Composition:/.test(r.enhancedPrompt)) expect(r.enhancedPrompt).not.toMatch(/Finish:/);
+      }
+    }
+    const roomy = enhanceVideo(capInput({ brand, maxChars: 2500 }));
+    expect(roomy.enhancedPrompt).toMatch(/Composition: widescreen 16:9 framing, the cap centred with even space/);
+    expect(roomy.enhancedPrompt).toMatch(/Finish:/);
+  });
+
+  it('words the same input the same way (deterministic, frames as the API gives them)', () => {
+    const i = capInput({ brand: LUXE });
+    expect(enhanceVideo(i)).toEqual(enhanceVideo(structuredClone(i)));
+  });
+});
+
+describe('frames Atelier generated', () => {
+  it('never names the subject after our own tags or file names, and keeps the user’s word for it', () => {
+    const base = {
+      aspectRatio: '16:9' as const,
+      model: 'video-model-7',
+      durationSeconds: 5,
+      enableAudio: false,
+      maxChars: 1000,
+      intermediate: [],
+      referenceImages: [],
+      referenceVideos: [],
+    };
+    const generated = {
+      tags: ['generated', 'scene', 'red', 'white'],
+      colors: ['red', 'white'],
+      fileName: 'scene-f0132a06-1.png',
+    };
+    const mugs = enhanceVideo({
+      ...base,
+      originalPrompt: 'the mugs, steam rising',
+      start: { ...generated, description: 'A red and a black ceramic mug stacked on a marble counter' },
+    }).enhancedPrompt;
+    expect(mugs).toContain('push-in toward the mugs');
+    const bare = enhanceVideo({ ...base, originalPrompt: 'slow reveal', start: generated }).enhancedPrompt;
+    expect(bare).not.toMatch(/\bthe (?:red |white )?(?:generated|scene)\b/);
   });
 });

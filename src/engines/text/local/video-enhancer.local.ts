@@ -11,6 +11,7 @@ import {
   cleanText,
   hexToWords,
   joinList,
+  midSentence,
   paletteWord,
   productPhrase,
   requestedShapes,
@@ -35,11 +36,19 @@ import {
  * chosen for the subject and duration: static for 3 s or less (or when the prompt asks for a still
  * camera), a pan (a tilt in 9:16) for wide scenes or a crane up when they are to be revealed, a
  * push-in for products in short clips and an orbit in longer ones, a dolly for people and for
- * clips keyed by an end or intermediate frames. Our own sentences use no other move's words.
+ * clips keyed by an end or intermediate frames, an orbit when the user has the subject turn
+ * ("the cap turning slowly"; the beats then say that motion). Our own sentences use no other
+ * move's words.
+ *
+ * The subject is named in full once, in the subject sentence (the frame's description, else the
+ * user's own noun phrase, else the frame's name with its colours before the noun: "the red cap"),
+ * and by its short noun everywhere else ("the cap"). File names that mean nothing (`end.jpg`,
+ * `frame1.png`, uuids…) name nothing: such frames are "the end frame" / "the next frame".
  *
  * No addition contains a word the brand avoids (a frame description that does is replaced by its
  * tags or a neutral name); the user's own words are kept and warned about. When everything does
- * not fit in `maxChars`, the least important additions are shortened or left out first.
+ * not fit in `maxChars`, the least important additions are shortened or left out first: finish,
+ * then composition, then motion within the frame and audio; the brand look is kept longer.
  *
  * Warnings: see VIDEO_WARNING_CODES in ../video-enhancer.ts; videoWarnings() computes the ones
  * that depend on the input only, for the OpenAI-compatible enhancer too.
@@ -158,7 +167,7 @@ const OBJECT = lexicon(
     'bracelet|earring|jewelry|jewellery|handbag|bag|backpack|wallet|sunglasses|glasses|headphones|earbuds|' +
     'speaker|phone|smartphone|laptop|camera body|console|controller|chair|lamp|vase|sculpture|statue|' +
     'figurine|toy|helmet|mug|cup|glass|candle|box|package|packaging|car|bike|bicycle|scooter|lipstick|' +
-    'compact|cream|lotion|soap|kettle|blender|appliance|gadget|device|tumbler|flask',
+    'compact|cream|lotion|soap|kettle|blender|appliance|gadget|device|tumbler|flask|cap|hat|beanie',
 );
 const PERSON = lexicon(
   'person|people|woman|women|man|men|girl|boy|model|couple|family|friends|child|children|kid|athlete|' +
@@ -181,9 +190,12 @@ export function autoCameraMove(o: {
   durationSeconds: number;
   aspectRatio: '16:9' | '9:16';
   keyed: boolean;
+  /** The user has the subject turn on its own ("the cap turning slowly"): the camera circles it. */
+  turning?: boolean;
 }): CameraMove {
   const { scan } = o;
   if (STILL.test(o.prompt) || o.durationSeconds <= 3) return 'static';
+  if (o.turning) return 'orbit';
   const sideways = (): CameraMove =>
     o.aspectRatio === '9:16'
       ? DOWNWARD.test(scan)
@@ -299,33 +311,188 @@ function directionClash(move: CameraMove, phrase: string, text: string): boolean
 // --------------------------------------------------------------------------------------------
 // Frames
 
-/** How the prompt names what a frame shows ("the amber serum bottle"), if it says anything. */
-function framePhrase(f: FrameContext | undefined, avoid: readonly string[]): string | undefined {
+/** File-name words that say nothing about what a frame shows (`end.jpg`, `frame1.png`, `IMG_1234`). */
+const NAME_NOISE = new Set(
+  (
+    'img|dsc|dscn|dcim|pxl|mvimg|gopr|image|images|photo|photos|pic|pics|picture|pictures|final|copy|edit|edited|' +
+    'untitled|unnamed|scaled|cropped|crop|web|hires|hi|lo|res|lores|png|jpg|jpeg|webp|heic|tif|tiff|gif|avif|' +
+    'mp4|mov|webm|large|small|thumb|thumbnail|retina|new|mockup|start|starting|end|ending|begin|beginning|first|' +
+    'last|middle|mid|intermediate|inter|next|prev|previous|before|after|frame|frames|keyframe|key|still|stills|' +
+    'ref|refs|reference|references|sample|example|test|tmp|temp|asset|assets|file|upload|uploaded|download|' +
+    'screenshot|screen|shot|capture|scan|clip|clips|video|vid|movie|output|input|out|in|source|src|target|' +
+    'whatsapp|signal|telegram|one|two|three|version|draft|export|render|the|of|and'
+  ).split('|'),
+);
+const UUID_NAME = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+
+/**
+ * The words of a file name that say what it shows ("Red-Cap_v2.png" → "red cap"), or undefined
+ * for names that carry no meaning: `end.jpg`, `start.png`, `frame1.png`, `IMG_1234.jpg`, uuids…
+ */
+export function meaningfulFileName(fileName: string | undefined): string | undefined {
+  if (!fileName) return undefined;
+  const base = cleanText(fileName)
+    .replace(/^.*[\\/]/, '')
+    .replace(/\.[a-z0-9]{2,5}$/i, '');
+  if (UUID_NAME.test(base)) return undefined;
+  const words = base
+    .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
+    .split(/[\s_.\-()[\]+,@#~]+/)
+    .flatMap((w) => {
+      if (/\d/.test(w)) {
+        if (/^[0-9a-f]{4,}$/i.test(w)) return []; // a hash or a uuid's part
+        w = w.replace(/\d+/g, '');
+        if (w.length <= 2) return []; // v2, 4k, x1920
+      }
+      const low = w.toLowerCase();
+      return low && /\p{L}/u.test(low) && low.length <= 30 && !NAME_NOISE.has(low) ? [low] : [];
+    });
+  return words.length ? words.slice(0, 6).join(' ') : undefined;
+}
+
+/** Tags too generic to name a subject. */
+/** Tags that name no subject: generic words and the tags Atelier puts on what it generates. */
+const GENERIC_TAG =
+  /^(?:product|products|photo|image|picture|object|item|thing|frame|background|generated|scene|video|environment|logo|still|render|shot|clip)$/;
+
+/** A frame's colour words, strongest first (for the subject's own colours, white is left out on a plain packshot background). */
+function frameColours(f: FrameContext | undefined, subject = false): string[] {
+  const plain = subject && (f?.tags ?? []).some((t) => /plain[-\s]background/.test(t));
+  return [
+    ...new Set(
+      (f?.colors ?? [])
+        .map((c) => cleanText(c).toLowerCase().replace(/-/g, ' '))
+        .filter((c) => c && !(plain && c === 'white')),
+    ),
+  ].slice(0, 3);
+}
+
+/** What a frame shows, in words: the full phrase, and the short noun that refers back to it. */
+interface FrameName {
+  /** First mention: "the vitamin C face serum in an amber glass dropper bottle", "the red cap". */
+  full: string;
+  /** Later mentions: "the serum", "the cap". */
+  short: string;
+  /** From the owner's description (richer than a name or tags). */
+  described: boolean;
+}
+
+/** The noun at the end of a phrase's head: "the canvas tote bag with leather handles" → "tote bag". */
+function headNoun(phrase: string): string {
+  const core = phrase
+    .replace(/^(?:the|a|an|our|my|your|this|these|those)\s+/i, '')
+    .split(
+      /\s*(?:,|;|:|—|–|\(|\s(?:with|in|on|at|of|beside|against|over|under|near|by|from|for|and|or|that|which|featuring|showing)\s)/i,
+    )[0]!
+    .trim();
+  const words = core.split(/\s+/).filter(Boolean);
+  return words.length <= 2 ? words.join(' ') : words.at(-1)!;
+}
+
+/** How the prompt names what a frame shows, if its description, tags or file name say anything. */
+function nameFrame(f: FrameContext | undefined, avoid: readonly string[]): FrameName | undefined {
   if (!f) return undefined;
-  const clean = (p: string) => (p === 'the product' || avoidedIn(p, avoid).length ? undefined : p);
-  const full = clean(productPhrase(f, 0, 1));
-  if (full) return full;
-  return clean(productPhrase({ tags: f.tags.filter((t) => !avoidedIn(t, avoid).length), colors: f.colors }, 0, 1));
+  const ok = (p: string | undefined) => (p && !avoidedIn(p, avoid).length ? p : undefined);
+  const colourWords = new Set(frameColours(f));
+  const tags = usefulTags(f.tags).filter(
+    (t) => !GENERIC_TAG.test(t) && !colourWords.has(t) && !avoidedIn(t, avoid).length,
+  );
+  const tag = tags.find((t) => t.split(' ').length <= 3);
+  const fileWords = meaningfulFileName(f.fileName);
+  const name = ok(fileWords && !GENERIC_TAG.test(fileWords) ? fileWords : undefined);
+  const shortOf = (full: string) => {
+    const object = OBJECT.exec(scanOf(full))?.[0];
+    return `the ${object ? object.toLowerCase() : (tag ?? headNoun(full))}`;
+  };
+  if (cleanText(f.description ?? '')) {
+    const full = ok(productPhrase({ ...f, fileName: name }, 0, 1));
+    if (full && full !== 'the product') return { full, short: shortOf(full), described: true };
+  }
+  // A name, or the tag that says more than it ("grove.jpg" tagged "lemon grove"), colours before the noun.
+  const noun = (name && tags.find((t) => ` ${t} `.includes(` ${name} `))) ?? name ?? tags[0];
+  if (!noun) return undefined;
+  const colours = frameColours(f, true)
+    .filter((c) => !` ${noun} `.includes(` ${c} `))
+    .slice(0, 2);
+  const full = `the ${colours.length ? `${joinList(colours)} ` : ''}${noun}`;
+  return ok(full)
+    ? { full, short: `the ${noun.split(' ').length <= 3 ? noun : headNoun(noun)}`, described: false }
+    : undefined;
 }
 
 /** Whether a frame tells anything about what it shows. */
-const telling = (f: FrameContext | undefined) =>
-  !!f && (productPhrase(f, 0, 1) !== 'the product' || f.colors.some((c) => cleanText(c)));
+const telling = (f: FrameContext | undefined) => !!nameFrame(f, []) || frameColours(f).length > 0;
 
-const frameColours = (f: FrameContext | undefined) =>
-  [...new Set((f?.colors ?? []).map((c) => cleanText(c).toLowerCase().replace(/-/g, ' ')).filter(Boolean))].slice(0, 3);
+/** Determiners and other words that end a noun phrase when reading back from its noun. */
+const NP_STOP = new Set(
+  (
+    'the|a|an|our|my|your|their|his|her|its|this|that|these|those|of|on|in|at|with|by|for|from|to|into|onto|over|' +
+    'under|near|beside|behind|around|across|through|and|or|but|nor|is|are|was|were|be|as|while|then|than|so|' +
+    'show|shows|showing|see|sees|seeing|film|films|filming|shoot|video|clip|shot|close-up|closeup|of'
+  ).split('|'),
+);
 
-/** A short name of the subject for the camera sentence: a frame's first tag, else a short description. */
-function shortSubject(frames: (FrameContext | undefined)[], avoid: readonly string[]): string {
-  const ok = (t: string) => !avoidedIn(t, avoid).length && !cameraMovesIn(t).length;
-  for (const f of frames) {
-    if (!f) continue;
-    const tag = usefulTags(f.tags).find((t) => t.split(' ').length <= 3 && !/^(?:product|photo|image)$/.test(t));
-    if (tag && ok(tag)) return `the ${tag}`;
-    const p = framePhrase(f, avoid);
-    if (p && p.split(' ').length <= 6 && ok(p)) return p;
+/**
+ * The user's own noun phrase for the subject ("the red cap turning slowly" → "the red cap"): the
+ * noun `head` (or its plural) with up to three words before it, read as "the …". Undefined when
+ * the text does not name it, or when the phrase would name a camera move or a word the brand avoids.
+ */
+function userNounPhrase(text: string, head: string, avoid: readonly string[]): string | undefined {
+  const last = head.split(' ').at(-1)!;
+  if (!last || last.length < 2) return undefined;
+  const m = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRe(last)}(?:e?s)?(?![\\p{L}\\p{N}])`, 'iu').exec(text);
+  if (!m) return undefined;
+  const before = text.slice(0, m.index).split(/\s+/).filter(Boolean);
+  const mods: string[] = [];
+  while (mods.length < 3 && before.length) {
+    const w = before.at(-1)!;
+    if (!/^[\p{L}\p{N}][\p{L}\p{N}'’-]*$/u.test(w) || NP_STOP.has(w.toLowerCase())) break;
+    mods.unshift(w);
+    before.pop();
   }
-  return 'the subject';
+  const phrase = midSentence([...mods, m[0]].join(' '));
+  const full = `the ${phrase}`;
+  return avoidedIn(full, avoid).length || cameraMovesIn(full).length ? undefined : full;
+}
+
+/** The subject's own motion the user describes (an -ing form), with its manner: "turning slowly". */
+const ACTIONS: [RegExp, string, boolean][] = [
+  [/^(?:turn|turns|turning)$/, 'turning', true],
+  [/^(?:spin|spins|spinning)$/, 'spinning', true],
+  [/^(?:rotate|rotates|rotating)$/, 'rotating', true],
+  [/^(?:revolve|revolves|revolving)$/, 'revolving', true],
+  [/^(?:twirl|twirls|twirling)$/, 'twirling', true],
+  [/^(?:swivel|swivels|swivell?ing)$/, 'swivelling', true],
+  [/^(?:float|floats|floating)$/, 'floating', false],
+  [/^(?:hover|hovers|hovering)$/, 'hovering', false],
+  [/^(?:bounce|bounces|bouncing)$/, 'bouncing', false],
+  [/^(?:sway|sways|swaying)$/, 'swaying', false],
+];
+const MANNER = /^(?:slowly|gently|steadily|smoothly|softly|lazily|gracefully|quickly|fast|rapidly|continuously)$/;
+
+/**
+ * The subject's motion in the user's words: an action word just after the subject's noun (or
+ * before it: "the slowly turning cap"), or a turning word anywhere when the text does not name
+ * the subject. Negated words ("not spinning") are left out.
+ */
+function subjectAction(text: string, head: string | undefined): { words: string; turning: boolean } | undefined {
+  const tokens = scanOf(text).match(/[\p{L}\p{N}'’~-]+/gu) ?? [];
+  const last = head?.split(' ').at(-1);
+  const at = last ? tokens.findIndex((t) => t === last || t === `${last}s` || t === `${last}es`) : -1;
+  const window =
+    at >= 0
+      ? [
+          ...tokens.slice(at + 1, at + 5).map((t, i) => [t, at + 1 + i] as const),
+          ...[at - 1, at - 2].map((i) => [tokens[i] ?? '', i] as const),
+        ]
+      : tokens.map((t, i) => [t, i] as const);
+  for (const [t, i] of window) {
+    const hit = ACTIONS.find(([re]) => re.test(t));
+    if (!hit || (at < 0 && !hit[2])) continue;
+    const manner = [tokens[i + 1], tokens[i - 1]].find((w) => w && MANNER.test(w));
+    return { words: `${hit[1]}${manner ? ` ${manner}` : ''}`, turning: hit[2] };
+  }
+  return undefined;
 }
 
 /** The text the keyword rules read: the prompt and what the frames say (negated words blanked). */
@@ -550,7 +717,17 @@ export function enhanceVideo(input: VideoEnhancementInput): VideoEnhancement {
     clean([
       tone.map((t) => TONE_PACE[t]).find(Boolean) ?? (d <= 5 ? 'gentle' : d <= 12 ? 'slow' : 'slow, unhurried'),
     ])[0] ?? 'steady';
-  const s = shortSubject([start, ...refs, end], avoid);
+  // The subject: named in full once (the user's own noun phrase when they name it), then by a short noun.
+  const startName = nameFrame(start, avoid);
+  const named = [startName, ...refs.map((r) => nameFrame(r, avoid)), nameFrame(end, avoid)].find(
+    (n) => n && !cameraMovesIn(n.short).length,
+  );
+  // The user's own word for the subject, when they use one, is how the prompt refers to it.
+  const objectWord = OBJECT.exec(scanOf(userText))?.[0];
+  const s = objectWord ? `the ${objectWord.toLowerCase()}` : (named?.short ?? 'the subject');
+  const noun = s === 'the subject' ? undefined : s.slice(4);
+  const userPhrase = noun ? userNounPhrase(userText, noun, avoid) : undefined;
+  const action = subjectAction(userText, noun);
 
   // Camera: the user's move, else one chosen for the subject and the duration.
   const userMove = userMoves[0];
@@ -562,6 +739,7 @@ export function enhanceVideo(input: VideoEnhancementInput): VideoEnhancement {
       durationSeconds: d,
       aspectRatio: input.aspectRatio,
       keyed: !!end || inters.length > 0,
+      turning: !!action?.turning,
     });
   const rich = cameraSentences(camera, s, pace, d, { alongside: PERSON_ACTION.test(scan) });
   const cameraTexts = userMove
@@ -585,7 +763,18 @@ export function enhanceVideo(input: VideoEnhancementInput): VideoEnhancement {
   if (cameraTexts.length) parts.push({ texts: cameraTexts, order: 1, priority: userMove ? 7 : 100 });
 
   // Subject: the start frame, else the references, else the prompt's own words.
-  const startPhrase = framePhrase(start, avoid);
+  // The owner's description says the most; else the user's words ("the red cap"), else the frame's name.
+  const bareUser = !!userPhrase && !/\s/.test(userPhrase.slice(4));
+  const startColours = frameColours(start, true).slice(0, 2);
+  const startPhrase = !start
+    ? undefined
+    : startName?.described || (bareUser && startName)
+      ? startName.full
+      : userPhrase
+        ? bareUser && startColours.length
+          ? `the ${joinList(startColours)} ${userPhrase.slice(4)}`
+          : userPhrase
+        : startName?.full;
   const colours = clean(frameColours(start ?? refs[0]));
   const keep = 'shape, proportions, colours, label and texture unchanged';
   const tones = colours.length
@@ -620,7 +809,9 @@ export function enhanceVideo(input: VideoEnhancementInput): VideoEnhancement {
   } else {
     parts.push({
       texts: clean([
-        `Subject: as the prompt describes, kept consistent in ${start ? `${keep.replace(', label and texture', ' and texture')} with the start frame` : 'shape, colour and proportion'} from the first frame to the last.`,
+        start
+          ? 'Subject: as pictured in the start frame, its shape, proportions, colours and texture unchanged from the first frame to the last.'
+          : 'Subject: as the prompt describes, its shape, colours and proportions consistent from the first frame to the last.',
       ]),
       order: 2,
       priority: 9,
@@ -629,7 +820,7 @@ export function enhanceVideo(input: VideoEnhancementInput): VideoEnhancement {
 
   // References (video-model-8), one sentence each: the first few matter most.
   refs.forEach((r, i) => {
-    const p = framePhrase(r, avoid);
+    const p = nameFrame(r, avoid)?.full;
     if (!p) return;
     parts.push({
       texts: clean([`Reference image ${i + 1}: ${p}.`]),
@@ -638,7 +829,7 @@ export function enhanceVideo(input: VideoEnhancementInput): VideoEnhancement {
     });
   });
   clips.forEach((c, i) => {
-    const p = framePhrase(c, avoid);
+    const p = nameFrame(c, avoid)?.full;
     const dur =
       c.durationSeconds && Number.isFinite(c.durationSeconds) && c.durationSeconds > 0
         ? ` (${secs(c.durationSeconds)} s)`
@@ -664,17 +855,19 @@ export function enhanceVideo(input: VideoEnhancementInput): VideoEnhancement {
   ]);
   if (motion.length) parts.push({ texts: motion, order: 4, priority: 4 });
 
-  // Pacing, transitions through the intermediate frames, landing on the end frame.
-  const endPhrase = end ? (framePhrase(end, avoid) ?? 'the end frame') : undefined;
+  // Pacing, transitions through the intermediate frames, landing on the end frame. A frame that
+  // says nothing of what it shows is called "the end frame" / "the next frame", nothing more.
+  const endName = end ? nameFrame(end, avoid)?.full : undefined;
+  const endAside = endName ? ` — ${endName} —` : '';
   const still = camera === 'static';
-  const opening = startPhrase ? `open on ${s} exactly as in the start frame` : `establish ${s}`;
-  const landing = endPhrase
-    ? `land on the end frame${endPhrase === 'the end frame' ? '' : ` — ${endPhrase} —`} and hold`
+  const opening = startPhrase ? `open on ${s} as in the start frame` : `establish ${s}`;
+  const landing = end
+    ? `land on the end frame${endAside} and hold`
     : still
       ? `hold on ${s}`
       : `the move settles and holds on ${s} in its final framing`;
   let holdAt: number | undefined;
-  let pacing: string[];
+  const pacing: string[] = [];
   if (inters.length) {
     const k = inters.length;
     const ts = beatTimes(
@@ -682,53 +875,62 @@ export function enhanceVideo(input: VideoEnhancementInput): VideoEnhancement {
       inters.map((_, i) => (i + 1) / (k + 1)),
     );
     holdAt = ts.at(-1);
-    const names = inters.map((f, i) => framePhrase(f, avoid) ?? `intermediate frame ${i + 1}`);
+    const names = inters.map((f) => nameFrame(f, avoid)?.full ?? 'the next frame');
     const seg = (i: number, withNames: boolean) => {
       const from = ts[i]!;
       const to = i + 1 < k ? ts[i + 1]! : d;
-      const name = withNames ? names[i]! : `intermediate frame ${i + 1}`;
+      const name = withNames ? names[i]! : 'the next frame';
       const tail =
         i + 1 < k
           ? ''
-          : endPhrase
-            ? `, then carry through to the end frame${withNames && endPhrase !== 'the end frame' ? ` — ${endPhrase} —` : ''} and land on it at ${D} s`
+          : end
+            ? `, then carry through to the end frame${withNames ? endAside : ''} and land on it at ${D} s`
             : ', holding on it to the end';
       return `at ~${secs(from)} s dissolve smoothly into ${name} (${secs(from)}–${secs(to)} s)${tail}`;
     };
     const intro = `0–${secs(ts[0]!)} s, ${opening}${still ? '' : ' as the camera move eases in'}`;
-    pacing = [true, false].map(
-      (withNames) =>
+    for (const withNames of [true, false]) {
+      pacing.push(
         `Pacing and transitions (${D} s): ${intro}; ${inters.map((_, i) => seg(i, withNames)).join('; ')}. The camera move continues evenly through every dissolve.`,
-    );
+      );
+    }
   } else {
     const n = beatCount(d);
     const ts = beatTimes(d, BEAT_FRACTIONS[n]!);
     holdAt = ts.at(-1);
-    const intro = still ? 'the frame holds still' : 'the camera move eases in';
-    const middle = still
-      ? 'the motion within the frame carries the shot'
-      : `the move continues at an even speed, revealing form, texture and light on ${s}`;
+    const easing = still ? 'the frame holding still' : 'the camera move easing in';
     const finalBeat = (from: number) => `final ${secs(d - from)} s (${secs(from)}–${D} s), ${landing}`;
-    if (n === 1) {
-      pacing = [
-        `Pacing (${D} s, one continuous beat): 0–${D} s, ${opening}, ${endPhrase ? `easing into the end frame${endPhrase === 'the end frame' ? '' : ` — ${endPhrase}`}` : `${still ? 'holding' : 'settling'} on ${s}`}.`,
-      ];
-    } else if (n === 2) {
-      pacing = [`Pacing (${D} s): 0–${secs(ts[0]!)} s, ${opening} as ${intro}; ${finalBeat(ts[0]!)}.`];
-    } else if (n === 3) {
-      pacing = [
-        `Pacing (${D} s): 0–${secs(ts[0]!)} s, ${opening} as ${intro}; ${secs(ts[0]!)}–${secs(ts[1]!)} s, ${middle}; ${finalBeat(ts[1]!)}.`,
-      ];
-    } else {
-      pacing = [
-        `Pacing (${D} s): 0–${secs(ts[0]!)} s, ${opening} as ${intro}; ${secs(ts[0]!)}–${secs(ts[1]!)} s, ${middle}; ${secs(ts[1]!)}–${secs(ts[2]!)} s, linger on the details: texture, finish and highlights; ${finalBeat(ts[2]!)}.`,
-      ];
+    // With the subject's own motion ("turning slowly") in the beats, and without it as a fallback.
+    for (const act of [...new Set([action?.words, undefined])]) {
+      const already = act ? `, already ${act},` : ',';
+      const middle = act
+        ? `${s} keeps ${act}${still ? ' while the frame holds still' : camera === 'orbit' ? ' as the camera circles, showing its form, texture and light' : ' as the camera move continues at an even speed'}`
+        : still
+          ? 'the motion within the frame carries the shot'
+          : `the move continues at an even speed, revealing form, texture and light on ${s}`;
+      const start0 = `0–${secs(ts[0] ?? d)} s, ${opening}`;
+      if (n === 1) {
+        pacing.push(
+          `Pacing (${D} s, one continuous beat): ${start0}${act ? `, ${act}` : ''}, ${end ? `easing into the end frame${endName ? ` — ${endName}` : ''}` : still ? 'the frame holding still' : 'the camera settling at the end'}.`,
+        );
+      } else if (n === 2) {
+        pacing.push(`Pacing (${D} s): ${start0}${already} ${easing}; ${finalBeat(ts[0]!)}.`);
+      } else if (n === 3) {
+        pacing.push(
+          `Pacing (${D} s): ${start0}, ${easing}; ${secs(ts[0]!)}–${secs(ts[1]!)} s, ${middle}; ${finalBeat(ts[1]!)}.`,
+        );
+      } else {
+        pacing.push(
+          `Pacing (${D} s): ${start0}, ${easing}; ${secs(ts[0]!)}–${secs(ts[1]!)} s, ${middle}; ${secs(ts[1]!)}–${secs(ts[2]!)} s, linger on the details: texture, finish and highlights; ${finalBeat(ts[2]!)}.`,
+        );
+      }
     }
   }
   const pacingTexts = clean(pacing);
   if (pacingTexts.length) parts.push({ texts: pacingTexts, order: 5, priority: 8 });
 
-  // Composition for the aspect ratio.
+  // Composition for the aspect ratio (an orbit keeps its subject centred).
+  const centred = camera === 'orbit';
   parts.push({
     texts: clean(
       input.aspectRatio === '9:16'
@@ -736,13 +938,18 @@ export function enhanceVideo(input: VideoEnhancementInput): VideoEnhancement {
             `Composition: vertical 9:16 framing for mobile screens, ${s} centred in the upper-middle of the frame with headroom above, key detail kept clear of the top and bottom edges where captions and app controls sit.`,
             `Composition: vertical 9:16 framing, ${s} centred with headroom above.`,
           ]
-        : [
-            `Composition: widescreen 16:9 framing, ${s} placed on a third with open space on the other side for the camera to travel into, horizon and verticals level.`,
-            `Composition: widescreen 16:9 framing, ${s} placed on a third.`,
-          ],
+        : centred
+          ? [
+              `Composition: widescreen 16:9 framing, ${s} centred with even space on both sides, horizon and verticals level.`,
+              `Composition: widescreen 16:9 framing, ${s} centred.`,
+            ]
+          : [
+              `Composition: widescreen 16:9 framing, ${s} placed on a third with open space on the other side for the camera to travel into, horizon and verticals level.`,
+              `Composition: widescreen 16:9 framing, ${s} placed on a third.`,
+            ],
     ),
     order: 6,
-    priority: 6,
+    priority: 3.5,
   });
 
   // Brand look: tone words and palette colour words.
@@ -788,7 +995,7 @@ export function enhanceVideo(input: VideoEnhancementInput): VideoEnhancement {
         feel ? `Brand look: ${feel}.` : '',
       ].filter((t, i, all) => t && all.indexOf(t) === i),
     );
-    if (texts.length) parts.push({ texts, order: 7, priority: 6 });
+    if (texts.length) parts.push({ texts, order: 7, priority: 6.5 });
   }
 
   // Audio, only when the clip has sound.
@@ -822,7 +1029,7 @@ export function enhanceVideo(input: VideoEnhancementInput): VideoEnhancement {
   // Finish, last.
   const noText = TEXT_REQUEST.test(userText.replace(NEGATED, ' ')) ? '' : ', no added text or logos';
   const finish = clean([
-    `Finish: photorealistic, smooth natural motion, light and colour consistent from first frame to last, no flicker, warping or morphing of ${s}${noText}.`,
+    `Finish: photorealistic, smooth natural motion, light and colour consistent throughout, no flicker, warping or morphing of ${s}${noText}.`,
     'Finish: photorealistic, smooth natural motion, no flicker.',
   ]);
   if (finish.length) parts.push({ texts: finish, order: 9, priority: 3 });
