@@ -19,6 +19,8 @@ import { scenesRoutes } from './modules/scenes/scenes.routes.ts';
 import { environmentsRoutes } from './modules/environments/environments.routes.ts';
 import { enhancementsRoutes } from './modules/enhancements/enhancements.routes.ts';
 import { videosRoutes } from './modules/videos/videos.routes.ts';
+import { createRouteCatalog } from './mcp/route-catalog.ts';
+import { mcpRoutes } from './mcp/mcp.routes.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -70,6 +72,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installMetrics(app, deps.metrics);
   await installOpenApi(app, deps.config);
   installAuth(app, deps);
+  // Every route's schemas, for the agent tools made from them (src/mcp).
+  const catalog = createRouteCatalog();
+  app.addHook('onRoute', catalog.onRoute);
 
   await app.register(opsRoutes(deps));
   await app.register(
@@ -88,6 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: '/v1' },
   );
+  await app.register(mcpRoutes({ ...deps, app, catalog }));
   return app;
 }
 

@@ -1,0 +1,76 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { AppDeps } from '../app-deps.ts';
+import { createMcpServer } from './mcp.server.ts';
+import type { RouteCatalog } from './route-catalog.ts';
+
+/** The paths of the agent-tool endpoint: `/v1/mcp` (with the API's prefix) and `/mcp` (the usual name). */
+export const MCP_PATHS = ['/v1/mcp', '/mcp'] as const;
+export const MCP_SERVER_VERSION = '1.0.0';
+
+/**
+ * The Model Context Protocol endpoint over Streamable HTTP, stateless: each POST gets its own
+ * server and transport (no session to keep, so any API node of a scaled deployment answers any
+ * call, and nothing lives past the request). GET (a server-initiated stream) and DELETE (ending a
+ * session) are 405: a stateless server has neither. Authentication is the REST one — a Bearer API
+ * key, refused with 401 and a `WWW-Authenticate` challenge naming the protected-resource metadata
+ * (RFC 9728, as the MCP authorization spec asks of HTTP transports).
+ */
+export function mcpRoutes(
+  deps: Pick<AppDeps, 'config' | 'fetcher'> & { app: FastifyInstance; catalog: RouteCatalog; pollMs?: number },
+): FastifyPluginAsync {
+  const metadataUrl = `${deps.config.publicUrl}/.well-known/oauth-protected-resource`;
+  return async (app) => {
+    app.addHook('onSend', async (request, reply) => {
+      if (reply.statusCode === 401 && (MCP_PATHS as readonly string[]).includes(request.routeOptions.url ?? '')) {
+        reply.header('www-authenticate', `Bearer realm="atelier", resource_metadata="${metadataUrl}"`);
+      }
+    });
+    app.get('/.well-known/oauth-protected-resource', { config: { auth: false }, schema: { hide: true } }, async () => ({
+      resource: `${deps.config.publicUrl}/v1/mcp`,
+      bearer_methods_supported: ['header'],
+      resource_name: 'Atelier',
+      resource_documentation: `${deps.config.publicUrl}/docs`,
+    }));
+    for (const path of MCP_PATHS) {
+      app.post(path, { config: { permission: 'read' }, schema: { hide: true } }, async (request, reply) => {
+        const server = createMcpServer({
+          app: deps.app,
+          catalog: deps.catalog,
+          authorization: request.headers.authorization ?? '',
+          fetcher: deps.fetcher,
+          version: MCP_SERVER_VERSION,
+          ...(deps.pollMs ? { pollMs: deps.pollMs } : {}),
+        });
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+        reply.hijack();
+        reply.raw.on('close', () => {
+          void transport.close();
+          void server.close();
+        });
+        await server.connect(transport);
+        await transport.handleRequest(request.raw, reply.raw, request.body);
+      });
+      for (const method of ['GET', 'DELETE'] as const) {
+        app.route({
+          method,
+          url: path,
+          config: { permission: 'read' },
+          schema: { hide: true },
+          handler: async (_request, reply) =>
+            reply
+              .code(405)
+              .header('allow', 'POST')
+              .send({
+                jsonrpc: '2.0',
+                error: {
+                  code: -32000,
+                  message: 'Method not allowed: this MCP server is stateless; POST JSON-RPC messages',
+                },
+                id: null,
+              }),
+        });
+      }
+    }
+  };
+}

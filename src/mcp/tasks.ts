@@ -1,0 +1,109 @@
+import type { JsonSchema } from './route-catalog.ts';
+
+/**
+ * The pollable resources (spec, Events: extraction, Brand DNA version, scene forge, environment
+ * generation, both prompt enhancements, video group; plus assets while they are processed): how
+ * to read one and when it is done. Pure.
+ */
+export interface TaskKind {
+  /** The REST path that reads it. */
+  path(id: string, brandId: string | undefined): string;
+  /** Whether it needs the brand id (its path is under the brand). */
+  needsBrand: boolean;
+  /** Statuses after which it will not change by itself. */
+  terminal: readonly string[];
+}
+
+const enc = encodeURIComponent;
+const GENERATION_DONE = ['completed', 'failed'] as const;
+
+export const TASK_KINDS: Readonly<Record<string, TaskKind>> = {
+  asset: { path: (id) => `/v1/assets/${enc(id)}`, needsBrand: false, terminal: ['complete', 'failed', 'canceled'] },
+  extraction: { path: (id) => `/v1/assets/extract-from-url/${enc(id)}`, needsBrand: false, terminal: GENERATION_DONE },
+  brand_dna_version: {
+    path: (id, b) => `/v1/brands/${enc(b ?? '')}/brand-dna/versions/${enc(id)}`,
+    needsBrand: true,
+    terminal: ['ready', 'failed'],
+  },
+  scene_forge: { path: (id) => `/v1/scene-forges/${enc(id)}`, needsBrand: false, terminal: GENERATION_DONE },
+  environment_generation: {
+    path: (id) => `/v1/environment-generations/${enc(id)}`,
+    needsBrand: false,
+    terminal: GENERATION_DONE,
+  },
+  scene_prompt_enhancement: {
+    path: (id, b) => `/v1/brands/${enc(b ?? '')}/scene-forge-prompt-enhancements/${enc(id)}`,
+    needsBrand: true,
+    terminal: GENERATION_DONE,
+  },
+  video_group: { path: (id) => `/v1/generated-videos-groups/${enc(id)}`, needsBrand: false, terminal: GENERATION_DONE },
+  video_prompt_enhancement: {
+    path: (id, b) => `/v1/brands/${enc(b ?? '')}/image-to-video-prompt-enhancements/${enc(id)}`,
+    needsBrand: true,
+    terminal: GENERATION_DONE,
+  },
+};
+
+/** The status a polled body reports (Brand DNA versions and some reads wrap it in `data`). */
+export function statusOf(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const b = body as Record<string, unknown>;
+  if (typeof b.status === 'string' && b.status !== 'success') return b.status;
+  const data = b.data;
+  if (typeof data === 'object' && data !== null && !Array.isArray(data)) {
+    const s = (data as Record<string, unknown>).status;
+    if (typeof s === 'string') return s;
+  }
+  return undefined;
+}
+
+/**
+ * How far along a resource is, 0..1, for progress notifications: the share of its variations (or
+ * of a scene forge's refinements') that are terminal when it has any; else 0 until done.
+ */
+export function progressOf(body: unknown, terminal: readonly string[]): number {
+  const status = statusOf(body);
+  if (status && terminal.includes(status)) return 1;
+  const b = (body ?? {}) as Record<string, unknown>;
+  const variations = Array.isArray(b.variations) ? (b.variations as { status?: string }[]) : [];
+  if (variations.length === 0) return 0;
+  const done = variations.filter((v) => v.status === 'completed' || v.status === 'failed').length;
+  return Math.min(0.99, done / variations.length);
+}
+
+const KIND_NAMES = Object.keys(TASK_KINDS);
+
+export const TaskInput: JsonSchema = {
+  type: 'object',
+  properties: {
+    kind: {
+      type: 'string',
+      enum: KIND_NAMES,
+      description: 'What the id names (the tool that created it says which kind)',
+    },
+    id: { type: 'string', format: 'uuid', description: 'The resource id (for video_group: generatedVideosGroupId)' },
+    brandId: {
+      type: 'string',
+      format: 'uuid',
+      description: 'Required for brand_dna_version, scene_prompt_enhancement and video_prompt_enhancement',
+    },
+  },
+  required: ['kind', 'id'],
+  additionalProperties: false,
+};
+
+export const MAX_WAIT_SECONDS = 300;
+export const DEFAULT_WAIT_SECONDS = 120;
+
+export const WaitInput: JsonSchema = {
+  ...TaskInput,
+  properties: {
+    ...(TaskInput.properties ?? {}),
+    timeoutSeconds: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_WAIT_SECONDS,
+      description: `How long to wait at most (default ${DEFAULT_WAIT_SECONDS}); call again if it is still running`,
+    },
+  },
+};

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import type { RouteSchemas } from './route-catalog.ts';
+import { progressOf, statusOf, TASK_KINDS } from './tasks.ts';
+import { inputSchemaOf, requestOf, ROUTE_TOOLS, type RouteTool, UnknownArguments } from './tools.ts';
+
+const route: RouteSchemas = {
+  method: 'PUT',
+  url: '/v1/brands/:brandId/things/:id',
+  params: {
+    type: 'object',
+    properties: { brandId: { type: 'string' }, id: { type: 'string' } },
+    required: ['brandId', 'id'],
+  },
+  querystring: { type: 'object', properties: { page: { type: 'integer' } } },
+  body: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false },
+};
+const tool: RouteTool = {
+  name: 'things_update',
+  method: 'PUT',
+  url: route.url,
+  about: 'x',
+  headers: { ifMatch: { header: 'if-match', schema: { type: 'string' } } },
+};
+
+describe('route tools', () => {
+  it('merge params, query, body and header members into one closed object schema', () => {
+    const schema = inputSchemaOf(route, { ifMatch: { type: 'string' } });
+    expect(Object.keys(schema.properties ?? {})).toEqual(['brandId', 'id', 'page', 'name', 'ifMatch']);
+    expect(schema.required).toEqual(['brandId', 'id', 'name']);
+    expect(schema.additionalProperties).toBe(false);
+    expect(() => inputSchemaOf({ ...route, querystring: { type: 'object', properties: { name: {} } } })).toThrow(
+      /twice/,
+    );
+  });
+
+  it('split a call back into path (encoded), query, body and headers, and refuse unknown members', () => {
+    const req = requestOf(tool, route, { brandId: 'a/b', id: '1', page: 2, name: 'N', ifMatch: '"3"' });
+    expect(req).toEqual({
+      method: 'PUT',
+      url: '/v1/brands/a%2Fb/things/1?page=2',
+      body: { name: 'N' },
+      headers: { 'if-match': '"3"' },
+    });
+    expect(() => requestOf(tool, route, { brandId: 'a', id: '1', name: 'N', other: 1 })).toThrow(UnknownArguments);
+    const get = requestOf(
+      { ...tool, method: 'GET' },
+      { ...route, method: 'GET', body: undefined },
+      { brandId: 'a', id: '1' },
+    );
+    expect(get).not.toHaveProperty('body');
+  });
+
+  it('have unique names, and poll only kinds that exist', () => {
+    expect(new Set(ROUTE_TOOLS.map((x) => x.name)).size).toBe(ROUTE_TOOLS.length);
+    for (const x of ROUTE_TOOLS) if (x.poll) expect(TASK_KINDS).toHaveProperty(x.poll);
+  });
+});
+
+describe('tasks', () => {
+  it('read the status of plain and wrapped bodies', () => {
+    expect(statusOf({ status: 'completed' })).toBe('completed');
+    expect(statusOf({ status: 'success', data: { status: 'ready' } })).toBe('ready');
+    expect(statusOf({ data: [{ status: 'pending' }] })).toBeUndefined();
+    expect(statusOf(null)).toBeUndefined();
+  });
+
+  it('report progress from the share of terminal variations, 1 once done', () => {
+    const done = TASK_KINDS.scene_forge!.terminal;
+    expect(progressOf({ status: 'completed' }, done)).toBe(1);
+    expect(
+      progressOf({ status: 'processing', variations: [{ status: 'completed' }, { status: 'processing' }] }, done),
+    ).toBe(0.5);
+    expect(progressOf({ status: 'processing', variations: [{ status: 'failed' }] }, done)).toBe(0.99);
+    expect(progressOf({ status: 'pending' }, done)).toBe(0);
+  });
+});

@@ -1,0 +1,368 @@
+import type { JsonSchema, RouteSchemas } from './route-catalog.ts';
+
+/**
+ * The agent tools that map one to one onto REST routes: a name, the route, and a description
+ * written for a model (when to use it, what comes back, what to poll). The input schema of each
+ * is the route's own params, query and body schemas merged (see inputSchemaOf), so a tool takes
+ * exactly what the route takes. Pure data and pure functions; the server calls the route.
+ */
+export interface RouteTool {
+  name: string;
+  method: string;
+  /** Fastify form, as the route was registered. */
+  url: string;
+  about: string;
+  /** The wait_for_task kind of what this tool creates or reads, when it is pollable. */
+  poll?: string;
+  /** Extra members that go in headers (name → header). */
+  headers?: Record<string, { header: string; schema: JsonSchema }>;
+}
+
+const brand = 'brandId is a brand of your organization (brands_list).';
+
+export const ROUTE_TOOLS: readonly RouteTool[] = [
+  // Brands
+  {
+    name: 'brands_list',
+    method: 'GET',
+    url: '/v1/brands',
+    about: 'List the brands of your organization, newest first, with paging.',
+  },
+  {
+    name: 'brands_get',
+    method: 'GET',
+    url: '/v1/brands/:brandId',
+    about: 'Read one brand. Its `version` is what brands_update needs as ifMatch.',
+  },
+  {
+    name: 'brands_create',
+    method: 'POST',
+    url: '/v1/brands',
+    about: 'Create a brand (name, industry, description, tone, voice…). Every asset and generation belongs to a brand.',
+  },
+  {
+    name: 'brands_update',
+    method: 'PUT',
+    url: '/v1/brands/:brandId',
+    about:
+      'Replace a brand’s fields. Send ifMatch with the ETag from brands_get (`"<version>"`) so a concurrent edit is refused (PRECONDITION_FAILED) instead of overwritten.',
+    headers: {
+      ifMatch: {
+        header: 'if-match',
+        schema: { type: 'string', description: 'The brand’s ETag from brands_get, e.g. "3" (quotes included)' },
+      },
+    },
+  },
+  // Assets
+  {
+    name: 'assets_list',
+    method: 'GET',
+    url: '/v1/brands/:brandId/assets',
+    about: `List a brand’s assets, grouped by category, with signed links. ${brand}`,
+  },
+  {
+    name: 'assets_get',
+    method: 'GET',
+    url: '/v1/assets/:assetId',
+    about:
+      'Read an asset: status (uploading → processing → complete or failed), dimensions, tags, and fresh signed `url`/`thumbnailUrl` links to show it.',
+    poll: 'asset',
+  },
+  {
+    name: 'assets_initiate_upload',
+    method: 'POST',
+    url: '/v1/assets/initiate-upload',
+    about:
+      'Start uploading files you can PUT yourself: returns per file an `uploadUrl` (signed, short-lived; PUT the bytes there with `uploadHeaders`, no API key), an `uploadId` for assets_confirm_upload and the `assetId`. Agents without HTTP access use assets_upload_from_url or assets_upload_base64 instead.',
+  },
+  {
+    name: 'assets_confirm_upload',
+    method: 'POST',
+    url: '/v1/assets/confirm-upload',
+    about:
+      'Confirm an upload once its bytes were PUT: checks them and starts processing. Then wait_for_task(kind "asset").',
+    poll: 'asset',
+  },
+  {
+    name: 'assets_cancel_upload',
+    method: 'POST',
+    url: '/v1/assets/cancel-upload/:uploadId',
+    about: 'Cancel an upload that was initiated but not confirmed.',
+  },
+  // URL extraction
+  {
+    name: 'extraction_submit',
+    method: 'POST',
+    url: '/v1/assets/extract-from-url',
+    about:
+      'Harvest candidate images (products, logos, lifestyle shots) from a public web page. Returns a pending extraction; wait_for_task(kind "extraction"), then extraction_commit the candidates you keep.',
+    poll: 'extraction',
+  },
+  {
+    name: 'extraction_get',
+    method: 'GET',
+    url: '/v1/assets/extract-from-url/:extractionId',
+    about: 'Read an extraction: status and, once completed, the ranked candidates.',
+    poll: 'extraction',
+  },
+  {
+    name: 'extraction_commit',
+    method: 'POST',
+    url: '/v1/assets/extract-from-url/:extractionId/commit',
+    about:
+      'Turn chosen candidates of a completed extraction into assets of the brand (they are then processed like uploads).',
+  },
+  {
+    name: 'extraction_delete',
+    method: 'DELETE',
+    url: '/v1/assets/extract-from-url/:extractionId',
+    about: 'Delete an extraction and its staged candidates; committed assets stay.',
+  },
+  // Brand DNA
+  {
+    name: 'dna_versions_list',
+    method: 'GET',
+    url: '/v1/brands/:brandId/brand-dna/versions',
+    about: `List a brand’s Brand DNA versions. ${brand}`,
+  },
+  {
+    name: 'dna_version_create',
+    method: 'POST',
+    url: '/v1/brands/:brandId/brand-dna/versions',
+    about:
+      'Distill a Brand DNA version (palette, typography, imagery, voice) from assets and/or web pages of the brand. Pending at first: wait_for_task(kind "brand_dna_version", brandId), then dna_version_activate it so generations use it.',
+    poll: 'brand_dna_version',
+  },
+  {
+    name: 'dna_version_get',
+    method: 'GET',
+    url: '/v1/brands/:brandId/brand-dna/versions/:versionId',
+    about: 'Read a Brand DNA version: status (pending, extracting, ready, failed) and the DNA once ready.',
+    poll: 'brand_dna_version',
+  },
+  {
+    name: 'dna_version_update',
+    method: 'PUT',
+    url: '/v1/brands/:brandId/brand-dna/versions/:versionId',
+    about: 'Edit a ready Brand DNA version’s fields.',
+  },
+  {
+    name: 'dna_version_delete',
+    method: 'DELETE',
+    url: '/v1/brands/:brandId/brand-dna/versions/:versionId',
+    about: 'Delete a Brand DNA version that is not the active one.',
+  },
+  {
+    name: 'dna_version_activate',
+    method: 'POST',
+    url: '/v1/brands/:brandId/brand-dna/versions/:versionId/activate',
+    about: 'Make a ready version the brand’s active Brand DNA (generations with useBrandDna read it).',
+  },
+  {
+    name: 'dna_version_cancel',
+    method: 'POST',
+    url: '/v1/brands/:brandId/brand-dna/versions/:versionId/cancel',
+    about: 'Cancel a pending or extracting version (it is deleted).',
+  },
+  {
+    name: 'dna_version_rerun',
+    method: 'POST',
+    url: '/v1/brands/:brandId/brand-dna/versions/:versionId/rerun',
+    about: 'Run a ready or failed version again, optionally with new sources.',
+    poll: 'brand_dna_version',
+  },
+  {
+    name: 'dna_active_get',
+    method: 'GET',
+    url: '/v1/brands/:brandId/brand-dna/active',
+    about: 'Read the brand’s active Brand DNA version.',
+  },
+  {
+    name: 'dna_get',
+    method: 'GET',
+    url: '/v1/brands/:brandId/dna',
+    about: 'Read the brand’s Brand DNA in the legacy flat view.',
+  },
+  // Scene forges
+  {
+    name: 'scenes_create',
+    method: 'POST',
+    url: '/v1/brands/:brandId/scene-forges',
+    about:
+      'Generate product scenes: four variations of the real product (productAssetIds, complete image assets) placed, lit and shadowed on an environment (environmentAssetId) or on a backdrop made from the prompt, each scored. Returns the pending forge: wait_for_task(kind "scene_forge"); each completed variation has `asset.url`.',
+    poll: 'scene_forge',
+  },
+  {
+    name: 'scenes_list',
+    method: 'GET',
+    url: '/v1/brands/:brandId/scene-forges',
+    about: `List a brand’s scene forges with their variations. ${brand}`,
+  },
+  {
+    name: 'scenes_get',
+    method: 'GET',
+    url: '/v1/scene-forges/:id',
+    about: 'Read a scene forge: status, variations (images with signed links, scores, critique) and refinements.',
+    poll: 'scene_forge',
+  },
+  {
+    name: 'scenes_refine',
+    method: 'POST',
+    url: '/v1/scene-forges/:id/refinements',
+    about:
+      'Refine a completed variation toward a score (attention_potential, conversion or brand_awareness), steered by its critique: new variations in the same forge. wait_for_task(kind "scene_forge") on the forge id.',
+    poll: 'scene_forge',
+  },
+  {
+    name: 'scenes_react',
+    method: 'PATCH',
+    url: '/v1/scene-forges/:id/variations/:generatedImageId',
+    about: 'Like or dislike a variation (liking clears a dislike and the other way round).',
+  },
+  // Environments and enhancements
+  {
+    name: 'environments_generate',
+    method: 'POST',
+    url: '/v1/brands/:brandId/environment-generations',
+    about:
+      'Make a backdrop image (no product) from a prompt and the brand’s palette, stored as an asset of type environment for scenes_create’s environmentAssetId. wait_for_task(kind "environment_generation").',
+    poll: 'environment_generation',
+  },
+  {
+    name: 'environments_get',
+    method: 'GET',
+    url: '/v1/environment-generations/:id',
+    about: 'Read an environment generation; `generatedAsset` once completed.',
+    poll: 'environment_generation',
+  },
+  {
+    name: 'scene_prompt_enhance',
+    method: 'POST',
+    url: '/v1/brands/:brandId/scene-forge-prompt-enhancements',
+    about:
+      'Rewrite a scene prompt into a concrete product-photo brief from the products and the brand. wait_for_task(kind "scene_prompt_enhancement", brandId); send `optimizedPrompt` to scenes_create with promptIsEnhanced true (keep `originalPrompt` to undo).',
+    poll: 'scene_prompt_enhancement',
+  },
+  {
+    name: 'scene_prompt_get',
+    method: 'GET',
+    url: '/v1/brands/:brandId/scene-forge-prompt-enhancements/:id',
+    about: 'Read a scene prompt enhancement.',
+    poll: 'scene_prompt_enhancement',
+  },
+  // Videos
+  {
+    name: 'videos_generate',
+    method: 'POST',
+    url: '/v1/brands/:brandId/generate-video',
+    about:
+      'Make videos from a start frame (e.g. a scene variation’s asset) — one per prompt — or, with model video-model-8, from reference images/videos. Camera words in the prompt (push-in, orbit, pan, dolly, crane, tilt, static) set the move. Returns {data:[group]}: wait_for_task(kind "video_group", id = generatedVideosGroupId); each completed variation has `asset.url` (MP4) and `previewUrl`.',
+    poll: 'video_group',
+  },
+  {
+    name: 'videos_list',
+    method: 'GET',
+    url: '/v1/brands/:brandId/generated-videos-groups',
+    about: `List a brand’s video groups. ${brand}`,
+  },
+  {
+    name: 'videos_get',
+    method: 'GET',
+    url: '/v1/generated-videos-groups/:generatedVideosGroupId',
+    about: 'Read a video group and its variations.',
+    poll: 'video_group',
+  },
+  {
+    name: 'video_prompt_enhance',
+    method: 'POST',
+    url: '/v1/brands/:brandId/image-to-video-prompt-enhancements',
+    about:
+      'Write a video prompt (subject, one camera move, pacing for the duration, transitions, audio cues) for a start frame or references. wait_for_task(kind "video_prompt_enhancement", brandId); send `enhancedPrompt` to videos_generate with promptIsEnhanced true.',
+    poll: 'video_prompt_enhancement',
+  },
+  {
+    name: 'video_prompt_get',
+    method: 'GET',
+    url: '/v1/brands/:brandId/image-to-video-prompt-enhancements/:id',
+    about: 'Read an image-to-video prompt enhancement.',
+    poll: 'video_prompt_enhancement',
+  },
+  // Usage
+  {
+    name: 'usage_get',
+    method: 'GET',
+    url: '/v1/organizations/current/feature-usage',
+    about: 'Your plan’s pools (usage, cap, remaining) and the features it includes. Check before large generations.',
+  },
+];
+
+/** A route's params, query and body members as one flat object schema (throws on a name used twice). */
+export function inputSchemaOf(route: RouteSchemas, extra: Record<string, JsonSchema> = {}): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const part of [route.params, route.querystring, route.body, { type: 'object', properties: extra }]) {
+    if (!part?.properties) continue;
+    for (const [name, schema] of Object.entries(part.properties)) {
+      if (name in properties) throw new Error(`${route.method} ${route.url}: member "${name}" appears twice`);
+      properties[name] = schema;
+    }
+    required.push(...(part.required ?? []));
+  }
+  return {
+    type: 'object',
+    properties,
+    ...(required.length ? { required } : {}),
+    additionalProperties: false,
+  };
+}
+
+export interface RouteRequest {
+  method: string;
+  /** Path with params filled in (URL-encoded) and the query string. */
+  url: string;
+  body?: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+/** Arguments a tool does not take (the route would not either). */
+export class UnknownArguments extends Error {
+  constructor(
+    readonly names: string[],
+    readonly accepted: string[],
+  ) {
+    super(
+      `Unknown argument${names.length > 1 ? 's' : ''} ${names.join(', ')}; this tool takes ${accepted.join(', ') || 'no arguments'}`,
+    );
+    this.name = 'UnknownArguments';
+  }
+}
+
+/** Splits a tool call's arguments back into the route's params, query, body and headers. */
+export function requestOf(tool: RouteTool, route: RouteSchemas, args: Record<string, unknown>): RouteRequest {
+  const names = (s?: JsonSchema) => new Set(Object.keys(s?.properties ?? {}));
+  const params = names(route.params);
+  const query = names(route.querystring);
+  const bodyNames = names(route.body);
+  const path = tool.url.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(String(args[name] ?? '')));
+  const search = new URLSearchParams();
+  const body: Record<string, unknown> = {};
+  const headers: Record<string, string> = {};
+  const unknown: string[] = [];
+  for (const [name, value] of Object.entries(args)) {
+    if (value === undefined || params.has(name)) continue;
+    const header = tool.headers?.[name];
+    if (header) headers[header.header] = String(value);
+    else if (query.has(name)) search.set(name, String(value));
+    else if (bodyNames.has(name)) body[name] = value;
+    else unknown.push(name);
+  }
+  if (unknown.length)
+    throw new UnknownArguments(unknown, [...params, ...query, ...bodyNames, ...Object.keys(tool.headers ?? {})]);
+  const qs = search.toString();
+  return {
+    method: tool.method,
+    url: qs ? `${path}?${qs}` : path,
+    ...(route.body ? { body } : {}),
+    headers,
+  };
+}

@@ -1,0 +1,289 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isPublicAddress } from '../src/adapters/fetch/address-policy.ts';
+import { createFetcher } from '../src/adapters/fetch/fetcher.ts';
+import { ROUTE_TOOLS } from '../src/mcp/tools.ts';
+import { createTestApp, type TestApp } from './helpers/app.ts';
+import { productFixture } from './helpers/generation.ts';
+
+/**
+ * The agent-tool endpoint with the official MCP SDK client over real HTTP: tool listing, every
+ * family of tools, a whole product-photo → scene → video flow with wait_for_task and its progress
+ * notifications, resources, and the REST access rules (401 challenge, other organizations' ids,
+ * validation errors as tool errors).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: tool results are read field by field
+type Json = any;
+
+const MISSING = '0b6f7f0e-3c1f-4d7a-9d55-2f6f3f4e5a6b';
+
+describe('MCP server (Streamable HTTP, official SDK client)', () => {
+  let t: TestApp;
+  let base: string;
+  let files: http.Server;
+  let filesUrl: string;
+  let key: string;
+  let otherKey: string;
+  const clients: Client[] = [];
+
+  async function connect(apiKey: string, path = '/mcp'): Promise<Client> {
+    const client = new Client({ name: 'atelier-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${base}${path}`), {
+      requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
+    });
+    await client.connect(transport);
+    clients.push(client);
+    return client;
+  }
+
+  const call = async (client: Client, name: string, args: Json = {}) => {
+    const r = (await client.callTool({ name, arguments: args })) as Json;
+    return { isError: r.isError === true, data: r.structuredContent as Json, text: r.content?.[0]?.text as string };
+  };
+  const ok = async (client: Client, name: string, args: Json = {}) => {
+    const r = await call(client, name, args);
+    expect(r.isError, `${name}: ${r.text}`).toBe(false);
+    return r.data;
+  };
+
+  beforeAll(async () => {
+    const png = productFixture('solidus_cap_red_1.png');
+    files = http.createServer((req, res) => {
+      if (req.url === '/cap.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(png);
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => files.listen(0, '127.0.0.1', r));
+    const filesPort = (files.address() as AddressInfo).port;
+    filesUrl = `http://127.0.0.1:${filesPort}`;
+    t = await createTestApp('sqlite', {
+      fetcher: createFetcher({
+        policy: (address, port) => (address === '127.0.0.1' && port === filesPort) || isPublicAddress(address),
+      }),
+    });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    key = (await t.bootstrap({ orgName: 'Agent org' })).apiKey;
+    otherKey = (await t.bootstrap({ orgName: 'Other org' })).apiKey;
+    await t.deps.startWorkers();
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const c of clients) await c.close().catch(() => undefined);
+    await t?.close();
+    await new Promise((r) => files?.close(r));
+  });
+
+  it('lists one tool per capability, each with the REST route’s own input schema', async () => {
+    const client = await connect(key);
+    const { tools } = await client.listTools();
+    const names = tools.map((x) => x.name);
+    for (const tool of ROUTE_TOOLS) expect(names).toContain(tool.name);
+    for (const extra of ['assets_upload_from_url', 'assets_upload_base64', 'get_task', 'wait_for_task']) {
+      expect(names).toContain(extra);
+    }
+    const scenes = tools.find((x) => x.name === 'scenes_create')!;
+    expect(scenes.inputSchema.required).toEqual(
+      expect.arrayContaining(['brandId', 'blendingPrompt', 'promptIsEnhanced']),
+    );
+    expect((scenes.inputSchema.properties as Json).blendingPrompt).toMatchObject({ type: 'string', maxLength: 2500 });
+    expect(scenes.description).toMatch(/wait_for_task/);
+    const video = tools.find((x) => x.name === 'videos_generate')!;
+    expect(Object.keys(video.inputSchema.properties as Json)).toEqual(
+      expect.arrayContaining(['brandId', 'startImageAssetId', 'userPrompts', 'dimension', 'model', 'duration']),
+    );
+    // Every route of the developer surface has its tool (console-only and signed-link routes do not).
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as Json;
+    const covered = new Set(ROUTE_TOOLS.map((x) => `${x.method} ${x.url.replace(/:(\w+)/g, '{$1}')}`));
+    for (const [path, ops] of Object.entries<Json>(doc.paths)) {
+      for (const [method, op] of Object.entries<Json>(ops)) {
+        if ((op.tags ?? []).some((tag: string) => tag === 'console' || tag === 'Storage')) continue;
+        expect(covered, `${method.toUpperCase()} ${path} has no tool`).toContain(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    // Both paths serve the same server.
+    const v1 = await connect(key, '/v1/mcp');
+    expect((await v1.listTools()).tools).toHaveLength(tools.length);
+  });
+
+  it('goes from a product photo to a scene and a video with tools alone, waiting with progress', async () => {
+    const client = await connect(key);
+    const brand = await ok(client, 'brands_create', {
+      name: 'Solidus',
+      industry: 'Apparel',
+      description: 'Caps and merchandise for the agent test.',
+      mission: '',
+      values: [],
+      tone: [],
+      voice: [],
+    });
+    const uploaded = await ok(client, 'assets_upload_from_url', { brandId: brand.id, url: `${filesUrl}/cap.png` });
+    const asset = await ok(client, 'wait_for_task', { kind: 'asset', id: uploaded.id, timeoutSeconds: 60 });
+    expect(asset).toMatchObject({ done: true, status: 'complete' });
+
+    const forge = await ok(client, 'scenes_create', {
+      brandId: brand.id,
+      blendingPrompt: 'The cap on a sunlit wooden table',
+      promptIsEnhanced: false,
+      aspectRatio: '4:3',
+      productAssetIds: [uploaded.id],
+    });
+    expect(forge.status).toBe('pending');
+    const progress: number[] = [];
+    const done = (await client.callTool(
+      { name: 'wait_for_task', arguments: { kind: 'scene_forge', id: forge.sceneForgeId, timeoutSeconds: 120 } },
+      undefined,
+      { onprogress: (p) => progress.push(p.progress), timeout: 150_000 },
+    )) as Json;
+    expect(done.isError).toBeFalsy();
+    expect(done.structuredContent).toMatchObject({ done: true, status: 'completed' });
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.at(-1)).toBe(100);
+    const variation = done.structuredContent.resource.variations.find((v: Json) => v.status === 'completed');
+    expect(variation.asset.url).toMatch(/^http/);
+
+    // The signed link works, and the resource gives fresh ones.
+    const image = await fetch(variation.asset.url.replace(/^http:\/\/localhost:8080/, base));
+    expect(image.status).toBe(200);
+    expect((await sharp(Buffer.from(await image.arrayBuffer())).metadata()).format).toBe('png');
+    const resource = await client.readResource({ uri: `atelier://assets/${variation.asset.assetId}` });
+    expect(JSON.parse((resource.contents[0] as Json).text)).toMatchObject({
+      id: variation.asset.assetId,
+      status: 'complete',
+    });
+    expect((await client.listResourceTemplates()).resourceTemplates[0]!.uriTemplate).toBe('atelier://assets/{assetId}');
+
+    const videos = await ok(client, 'videos_generate', {
+      brandId: brand.id,
+      startImageAssetId: variation.asset.assetId,
+      userPrompts: ['Slow push-in on the cap'],
+      dimension: { width: 640, height: 480 },
+      model: 'video-model-7',
+      duration: 2,
+    });
+    const group = await ok(client, 'wait_for_task', {
+      kind: 'video_group',
+      id: videos.data[0].generatedVideosGroupId,
+      timeoutSeconds: 120,
+    });
+    expect(group).toMatchObject({ done: true, status: 'completed' });
+    expect(group.resource.variations[0].asset).toMatchObject({ assetType: 'video' });
+
+    const usage = await ok(client, 'usage_get');
+    expect(usage.data.pools.video_seconds.usage).toBe(2);
+  }, 240_000);
+
+  it('calls every route tool: each reaches its REST route (its answer or its REST error, with a requestId)', async () => {
+    const client = await connect(key);
+    const { tools } = await client.listTools();
+    const brandId = (await ok(client, 'brands_list')).data?.[0]?.id ?? MISSING;
+    const sample = (name: string, schema: Json): unknown => {
+      if (name === 'brandId') return brandId;
+      if (schema.format === 'uuid') return MISSING;
+      if (schema.enum) return schema.enum[0];
+      switch (schema.type) {
+        case 'string':
+          return 'x';
+        case 'integer':
+        case 'number':
+          return schema.minimum ?? 1;
+        case 'boolean':
+          return false;
+        case 'array':
+          return [];
+        case 'object':
+          return {};
+        default:
+          return 'x';
+      }
+    };
+    for (const tool of ROUTE_TOOLS) {
+      const schema = tools.find((x) => x.name === tool.name)!.inputSchema as Json;
+      const args = Object.fromEntries((schema.required ?? []).map((n: string) => [n, sample(n, schema.properties[n])]));
+      const r = await call(client, tool.name, args);
+      if (r.isError) {
+        expect(r.data.error.requestId, `${tool.name}: ${r.text}`).toMatch(/^[0-9a-f-]{36}$/);
+        expect([400, 404, 409, 412, 422], `${tool.name}: ${r.text}`).toContain(r.data.error.status);
+      } else {
+        expect(r.data, tool.name).toBeTypeOf('object');
+      }
+    }
+  });
+
+  it('answers errors as tool errors with the REST code, and keeps organizations apart', async () => {
+    const client = await connect(key);
+    const other = await connect(otherKey);
+    const mine = await ok(client, 'brands_create', {
+      name: 'Mine',
+      industry: 'Retail',
+      description: 'A brand another organization must not see.',
+      mission: '',
+      values: [],
+      tone: [],
+      voice: [],
+    });
+    let r = await call(other, 'brands_get', { brandId: mine.id });
+    expect(r.isError).toBe(true);
+    expect(r.data.error).toMatchObject({ status: 404, code: 'BRAND_NOT_FOUND' });
+    expect(r.data.error.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    r = await call(other, 'scenes_create', { brandId: mine.id, blendingPrompt: 'x', promptIsEnhanced: false });
+    expect(r.data.error.code).toBe('BRAND_NOT_FOUND');
+    r = await call(client, 'scenes_create', { brandId: mine.id, blendingPrompt: '', promptIsEnhanced: false });
+    expect(r.data.error).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+    r = await call(client, 'scenes_get', { id: MISSING, nonsense: 1 });
+    expect(r.data.error).toMatchObject({ status: 400, code: 'INVALID_REQUEST', fields: ['nonsense'] });
+    r = await call(client, 'get_task', { kind: 'video_prompt_enhancement', id: MISSING });
+    expect(r.data.error.message).toMatch(/brandId is required/);
+    r = await call(client, 'assets_upload_from_url', {
+      brandId: mine.id,
+      url: 'http://169.254.169.254/latest/meta-data',
+    });
+    expect(r.data.error.code).toBe('URL_NOT_FETCHED');
+    r = await call(client, 'no_such_tool');
+    expect(r.data.error.code).toBe('UNKNOWN_TOOL');
+    // Brand updates carry the ETag rule.
+    r = await call(client, 'brands_update', {
+      brandId: mine.id,
+      ifMatch: '"999"',
+      name: 'Renamed',
+      industry: 'Retail',
+      description: 'A brand another organization must not see.',
+      mission: '',
+      values: [],
+      tone: [],
+      voice: [],
+    });
+    expect(r.data.error.status).toBe(412);
+  });
+
+  it('refuses a missing or bad key with 401 and a WWW-Authenticate challenge; GET is 405', async () => {
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
+    for (const headers of [{}, { authorization: 'Bearer atl_not_a_key' }] as Record<string, string>[]) {
+      const res = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify(init),
+      });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toMatch(
+        /^Bearer .*resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource"/,
+      );
+      expect(((await res.json()) as Json).error.code).toBe('UNAUTHORIZED');
+    }
+    const meta = await (await fetch(`${base}/.well-known/oauth-protected-resource`)).json();
+    expect(meta).toMatchObject({ bearer_methods_supported: ['header'] });
+    await expect(connect('atl_bad')).rejects.toThrow();
+    const get = await fetch(`${base}/mcp`, {
+      headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+    });
+    expect(get.status).toBe(405);
+  });
+});
