@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps } from './app-deps.ts';
 import { installAuth } from './http/auth.ts';
-import { frameworkErrors, installErrorHandling } from './http/error-handler.ts';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.ts';
 import { installJsonParser, installValidators } from './http/validation.ts';
 import { installMetrics } from './http/metrics.ts';
 import { opsRoutes } from './http/ops.routes.ts';
@@ -52,13 +52,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         : { level: deps.config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
     bodyLimit: deps.config.bodyLimit,
     frameworkErrors,
+    clientErrorHandler,
     // A client-supplied x-request-id is kept when it is a UUID (the error body's requestId is one).
     genReqId: (req) => {
       const h = req.headers['x-request-id'];
       return typeof h === 'string' && UUID_RE.test(h) ? h.toLowerCase() : randomUUID();
     },
     requestIdHeader: false,
-    trustProxy: true,
+    // Off unless the operator lists the proxies in front (ATELIER_TRUST_PROXY): otherwise any client
+    // could set X-Forwarded-For/-Proto/-Host.
+    trustProxy: deps.config.trustProxy.length ? deps.config.trustProxy : false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -83,6 +83,16 @@ describe('loadConfig', () => {
     ).toMatchObject({ provider: 'openai-images', apiKey: 'sk-test', model: 'gpt-image-1', timeoutMs: 60_000 });
   });
 
+  it('trusts no proxy unless told which', () => {
+    expect(load({}).trustProxy).toEqual([]);
+    expect(load({ ATELIER_TRUST_PROXY: 'false' }).trustProxy).toEqual([]);
+    expect(load({ ATELIER_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+      '::1',
+    ]);
+  });
+
   it('reads the video engine and the models it renders (every model but video-model-8 by default)', () => {
     expect(load({}).video).toMatchObject({ engine: { provider: 'local' } });
     const runway = load({ VIDEO_ENGINE: 'runway', VIDEO_API_KEY: 'rw', VIDEO_TIMEOUT_SECONDS: '120' }).video;
@@ -116,6 +126,8 @@ describe('loadConfig', () => {
     [{ IMAGE_ENGINE: 'comfyui' }, 'COMFYUI_WORKFLOW_FILE', /required when IMAGE_ENGINE=comfyui/],
     [{ IMAGE_ENGINE: 'replicate', IMAGE_API_KEY: 'k', IMAGE_EXTRA_INPUT: '[1]' }, 'IMAGE_EXTRA_INPUT', /JSON object/],
     [{ IMAGE_API_BASE_URL: 'file:///x' }, 'IMAGE_API_BASE_URL', /http: or https:/],
+    [{ ATELIER_TRUST_PROXY: '10.0.0.0/33' }, 'ATELIER_TRUST_PROXY', /CIDR/],
+    [{ ATELIER_TRUST_PROXY: 'true' }, 'ATELIER_TRUST_PROXY', /IP addresses/],
     [{ VIDEO_ENGINE: 'sora' }, 'VIDEO_ENGINE', /one of local, runway, luma, fal, replicate/],
     [{ VIDEO_ENGINE: 'runway' }, 'VIDEO_API_KEY', /required/],
     [{ VIDEO_ENGINE_MODELS: 'video-model-1,video-model-11' }, 'VIDEO_ENGINE_MODELS', /unknown model "video-model-11"/],

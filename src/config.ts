@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import path from 'node:path';
 import {
   IMAGE_ENGINES,
@@ -29,6 +30,8 @@ export interface Config {
   /** Base URL (scheme, host, optional path) used in Location headers and links; no trailing slash. */
   publicUrl: string;
   allowPrivateFetch: boolean;
+  /** ATELIER_TRUST_PROXY: addresses or CIDR ranges of the reverse proxies whose X-Forwarded-* headers count; empty: none. */
+  trustProxy: string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   plansFile: string;
   rateLimit: { perSecond: number; burst: number };
@@ -199,6 +202,32 @@ function int(env: Env, name: string, def: number, min: number, max: number): num
   return n;
 }
 
+/** A comma-separated list of IP addresses or CIDR ranges (`false`/unset: none). */
+function proxyList(env: Env, name: string): string[] {
+  const raw = str(env, name);
+  if (raw === undefined || ['false', 'off', 'no', '0'].includes(raw.toLowerCase())) return [];
+  const items = raw
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  for (const item of items) {
+    const valid = item.includes('/') ? isValidCidr(item) : ipaddr.isValid(item);
+    if (!valid) {
+      throw new ConfigError(name, `expected IP addresses or CIDR ranges of your proxies, got "${item}"`);
+    }
+  }
+  return items;
+}
+
+function isValidCidr(value: string): boolean {
+  try {
+    ipaddr.parseCIDR(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function bool(env: Env, name: string, def: boolean): boolean {
   const raw = str(env, name);
   if (raw === undefined) return def;
@@ -316,6 +345,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     env: oneOf(env, 'ATELIER_ENV', ENVS, 'dev'),
     publicUrl,
     allowPrivateFetch: bool(env, 'ATELIER_ALLOW_PRIVATE_FETCH', false),
+    trustProxy: proxyList(env, 'ATELIER_TRUST_PROXY'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     plansFile,
     rateLimit: {

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from './errors.ts';
 import { describeValidation } from './validation.ts';
@@ -100,4 +102,40 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, request, 404, 'NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`),
   );
+}
+
+/**
+ * Node's HTTP parser refuses some requests before Fastify sees them (headers over the size
+ * limit, two Content-Length headers, Content-Length with chunked, a bad chunk size, NUL or folded
+ * headers, a garbage request line). Fastify's `clientErrorHandler` option: answer them with the one
+ * error body and an `x-request-id` too — 431 `HEADERS_TOO_LARGE` for oversized headers, 400
+ * `INVALID_REQUEST` otherwise — and close the connection (the stream cannot be trusted after).
+ */
+export function clientErrorResponse(err: NodeJS.ErrnoException & { rawPacket?: Buffer }): string {
+  const requestId = randomUUID();
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify({
+    requestId,
+    error: tooLarge
+      ? { code: 'HEADERS_TOO_LARGE', message: 'The request line or headers are too large' }
+      : { code: 'INVALID_REQUEST', message: 'The request is not valid HTTP/1.1' },
+  });
+  return (
+    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+    'Content-Type: application/json; charset=utf-8\r\n' +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    `x-request-id: ${requestId}\r\n` +
+    'Connection: close\r\n\r\n' +
+    body
+  );
+}
+
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
+  // A reset or a request timeout leaves nobody to answer (Node's own rule).
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(clientErrorResponse(err));
 }
