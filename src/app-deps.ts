@@ -20,6 +20,7 @@ import type { EnvironmentsService } from './modules/environments/environments.se
 import type { EnhancementsService } from './modules/enhancements/enhancements.service.ts';
 import type { VideosService } from './modules/videos/videos.service.ts';
 import type { VideoEnhancementsService } from './modules/videos/video-enhancements.service.ts';
+import type { IdempotencyRepo } from './modules/idempotency/idempotency.repo.ts';
 
 /**
  * Everything the HTTP app needs; built once by `createDeps` (deps.ts), or by tests. Routes and
@@ -62,4 +63,6 @@ export interface AppDeps {
   videos: VideosService;
   /** Image-to-video prompt enhancements (src/modules/videos). */
   videoEnhancements: VideoEnhancementsService;
+  /** Stored first responses of POSTs with an Idempotency-Key (src/http/idempotency.ts). */
+  idempotency: IdempotencyRepo;
 }

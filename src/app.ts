@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps } from './app-deps.ts';
 import { installAuth } from './http/auth.ts';
+import { installIdempotency } from './http/idempotency.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.ts';
 import { installJsonParser, installValidators } from './http/validation.ts';
 import { installMetrics } from './http/metrics.ts';
@@ -75,6 +76,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installMetrics(app, deps.metrics);
   await installOpenApi(app, deps.config);
   installAuth(app, deps);
+  installIdempotency(app, { repo: deps.idempotency, clock: deps.clock });
   // Every route's schemas, for the agent tools made from them (src/mcp).
   const catalog = createRouteCatalog();
   app.addHook('onRoute', catalog.onRoute);

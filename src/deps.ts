@@ -27,6 +27,7 @@ import { createScenesModule } from './modules/scenes/scenes.module.ts';
 import { createEnvironmentsModule } from './modules/environments/environments.module.ts';
 import { createEnhancementsModule } from './modules/enhancements/enhancements.module.ts';
 import { createVideosModule } from './modules/videos/videos.module.ts';
+import { createIdempotencyModule } from './modules/idempotency/idempotency.module.ts';
 
 export interface DepsOverrides {
   clock?: Clock;
@@ -127,7 +128,9 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
   jobs.register(...enhancementsModule.jobs);
   const videosModule = createVideosModule({ ...generationDeps, plans, storage });
   jobs.register(...videosModule.jobs);
-  const schedules = [...assetsModule.schedules, ...extractionModule.schedules];
+  const idempotencyModule = createIdempotencyModule({ db, clock });
+  jobs.register(...idempotencyModule.jobs);
+  const schedules = [...assetsModule.schedules, ...extractionModule.schedules, ...idempotencyModule.schedules];
   return {
     config,
     db,
@@ -151,6 +154,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     enhancements: enhancementsModule.service,
     videos: videosModule.service,
     videoEnhancements: videosModule.enhancements,
+    idempotency: idempotencyModule.repo,
     /** Starts consuming jobs (serve, worker, tests) after putting every module's schedule in place. */
     async startWorkers(opts = {}) {
       for (const sch of schedules) await jobs.schedule(sch.name, sch.payload, { everyMs: sch.everyMs });

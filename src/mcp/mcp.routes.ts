@@ -33,7 +33,9 @@ export function mcpRoutes(
       resource_documentation: `${deps.config.publicUrl}/docs`,
     }));
     for (const path of MCP_PATHS) {
-      app.post(path, { config: { permission: 'read' }, schema: { hide: true } }, async (request, reply) => {
+      // JSON-RPC has its own ids; Idempotency-Key does not apply.
+      const config = { permission: 'read', idempotency: false } as const;
+      app.post(path, { config, schema: { hide: true } }, async (request, reply) => {
         const server = createMcpServer({
           app: deps.app,
           catalog: deps.catalog,

@@ -7,6 +7,7 @@ import type { ExtractionTables } from '../../modules/extraction/extraction.table
 import type { BrandDnaTables } from '../../modules/brand-dna/brand-dna.tables.ts';
 import type { GenerationTables } from '../../modules/generation/generation.tables.ts';
 import type { VideoTables } from '../../modules/videos/videos.tables.ts';
+import type { IdempotencyTables } from '../../modules/idempotency/idempotency.tables.ts';
 
 /**
  * The whole relational schema as Kysely sees it: each feature module declares its own tables in
@@ -21,4 +22,5 @@ export interface DB
     ExtractionTables,
     BrandDnaTables,
     GenerationTables,
-    VideoTables {}
+    VideoTables,
+    IdempotencyTables {}

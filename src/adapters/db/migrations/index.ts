@@ -9,6 +9,7 @@ import * as m0008 from './0008_brand_dna.ts';
 import * as m0009 from './0009_generation.ts';
 import * as m0010 from './0010_refinements.ts';
 import * as m0011 from './0011_videos.ts';
+import * as m0012 from './0012_idempotency.ts';
 
 /**
  * Every migration, in order. Names sort in the order they run; a released migration never changes.
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '0009_generation': m0009,
   '0010_refinements': m0010,
   '0011_videos': m0011,
+  '0012_idempotency': m0012,
 };
