@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { ADMIN_USAGE, runAdmin } from './cli/admin.ts';
 import { UsageError } from './cli/args.ts';
+import { CLIENT_USAGE, isClientCommand } from './cli/client/commands.ts';
 import { AccessError } from './modules/access/access.errors.ts';
 
 // deps.ts and cli/serve.ts load the whole app (engines, SDKs): imported on use, so `--help`,
@@ -12,8 +13,11 @@ const USAGE = `Usage: atelier <command>
   worker [--queues a,b]  run job workers only, until SIGTERM (scaled mode)
   migrate                apply database migrations and exit
   admin …                manage organizations, users and API keys
+  brands|assets|extract|dna|scenes|environments|enhance|videos|usage …   call a running Atelier's API
 
-${ADMIN_USAGE}`;
+${ADMIN_USAGE}
+
+${CLIENT_USAGE}`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -22,6 +26,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  // The API client commands (src/cli/client) talk to a server over HTTP through the SDK: they
+  // load none of the server's modules and need none of its settings.
+  if (isClientCommand(command)) return (await import('./cli/client/index.ts')).runClient(command, rest);
   const config = loadConfig();
   switch (command) {
     case 'serve':

@@ -1,0 +1,116 @@
+import type { GeneratedVideosGroup } from '../../../sdk/src/index.ts';
+import { positional, UsageError } from '../args.ts';
+import { ResourceFailed } from './assets.ts';
+import { type Ctx, int, list, unknownAction } from './context.ts';
+import { downloadAll, summary, table } from './output.ts';
+
+export const USAGE = `atelier videos <command>
+  create <brandId> --start ASSET_ID --prompt TEXT [--prompt TEXT]... [--end ASSET_ID] [--model M]
+         [--duration S] [--size WxH] [--reference ASSET_ID]... [--audio] [--enhanced] [--brand-dna] [--wait] [--out DIR]
+         one video per --prompt; --size defaults to 1280x720; --model to video-model-7
+  get <groupId> [--wait] [--out DIR]
+  list <brandId> [--page N] [--limit N]
+  --out DIR saves each completed video as DIR/<groupId>-<n>.mp4`;
+
+const show = (g: GeneratedVideosGroup) =>
+  `${summary([
+    ['Video group', g.generatedVideosGroupId],
+    ['Status', g.status],
+    ['Model', `${g.model}, ${g.duration}s, ${g.dimension.width}x${g.dimension.height}`],
+    ['Start frame', g.sourceAsset?.assetId],
+    ['Error', g.error ? `${g.error.code}: ${g.error.message}` : undefined],
+  ])}\n${table(
+    g.variations.map((v, i) => [i + 1, v.generatedVideoId, v.status, v.assetId, v.prompt.slice(0, 50)]),
+    ['#', 'VIDEO', 'STATUS', 'ASSET', 'PROMPT'],
+  )}`;
+
+async function finish(ctx: Ctx, group: GeneratedVideosGroup, o: { wait?: boolean; out?: string }) {
+  let g = group;
+  if (o.wait) g = await ctx.wait('video', g, `video ${g.generatedVideosGroupId}`, { timeoutMs: 3_600_000 });
+  if (o.out) {
+    await downloadAll(
+      ctx.atelier,
+      o.out,
+      g.variations
+        .filter((v) => v.status === 'completed')
+        .map((v, i) => ({ name: `${g.generatedVideosGroupId}-${i + 1}`, url: v.asset?.url ?? v.previewUrl })),
+      ctx.io,
+    );
+  }
+  ctx.print(g, () => show(g));
+  if (g.status === 'failed') throw new ResourceFailed(`video group ${g.generatedVideosGroupId} failed`);
+}
+
+function size(value: string | undefined): { width: number; height: number } {
+  const m = /^(\d+)x(\d+)$/.exec(value ?? '1280x720');
+  if (!m) throw new UsageError(`--size: expected WIDTHxHEIGHT, got "${value}"`);
+  return { width: Number(m[1]), height: Number(m[2]) };
+}
+
+export async function run(action: string | undefined, argv: string[], ctx: Ctx): Promise<void> {
+  const waitOut = { wait: { type: 'boolean' }, out: { type: 'string' } } as const;
+  if (action === 'create') {
+    const { values, positionals } = ctx.parse(
+      argv,
+      {
+        ...waitOut,
+        start: { type: 'string' },
+        end: { type: 'string' },
+        prompt: { type: 'string', multiple: true },
+        model: { type: 'string' },
+        duration: { type: 'string' },
+        size: { type: 'string' },
+        reference: { type: 'string', multiple: true },
+        audio: { type: 'boolean' },
+        enhanced: { type: 'boolean' },
+        'brand-dna': { type: 'boolean' },
+      },
+      USAGE,
+    );
+    const brandId = positional(positionals, 0, 'brandId');
+    if (!values.prompt?.length) throw new UsageError('missing --prompt');
+    const body = {
+      userPrompts: values.prompt,
+      dimension: size(values.size),
+      model: (values.model ?? 'video-model-7') as GeneratedVideosGroup['model'],
+      ...(values.start ? { startImageAssetId: values.start } : {}),
+      ...(values.end ? { endImageAssetId: values.end } : {}),
+      ...(values.reference ? { referenceImageAssetIds: list(values.reference) } : {}),
+      ...(values.duration ? { duration: int(values.duration, '--duration') } : {}),
+      ...(values.audio ? { enableAudio: true } : {}),
+      ...(values.enhanced ? { promptIsEnhanced: true } : {}),
+      ...(values['brand-dna'] !== undefined ? { useBrandDna: values['brand-dna'] } : {}),
+    };
+    const res = await ctx.atelier.videos.create(brandId, body);
+    const group = res.data[0];
+    if (!group) throw new Error('generate-video returned no group');
+    return finish(ctx, group, values);
+  }
+  if (action === 'get') {
+    const { values, positionals } = ctx.parse(argv, waitOut, USAGE);
+    return finish(ctx, await ctx.atelier.videos.get(positional(positionals, 0, 'groupId')), values);
+  }
+  if (action === 'list') {
+    const { values, positionals } = ctx.parse(argv, { page: { type: 'string' }, limit: { type: 'string' } }, USAGE);
+    const res = await ctx.atelier.videos.list(positional(positionals, 0, 'brandId'), {
+      ...(values.page ? { page: int(values.page, '--page') } : {}),
+      ...(values.limit ? { limit: int(values.limit, '--limit') } : {}),
+    });
+    return ctx.print(
+      res,
+      () =>
+        `${table(
+          res.data.map((g) => [
+            g.generatedVideosGroupId,
+            g.status,
+            g.model,
+            `${g.duration}s`,
+            g.variations.length,
+            g.prompt.slice(0, 50),
+          ]),
+          ['VIDEO GROUP', 'STATUS', 'MODEL', 'DURATION', 'VIDEOS', 'PROMPT'],
+        )}\n(page ${res.pagination.currentPage} of ${Math.max(res.pagination.totalPages, 1)}, ${res.pagination.totalItems} groups)`,
+    );
+  }
+  unknownAction('videos', action, USAGE);
+}
