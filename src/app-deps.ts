@@ -21,6 +21,7 @@ import type { EnhancementsService } from './modules/enhancements/enhancements.se
 import type { VideosService } from './modules/videos/videos.service.ts';
 import type { VideoEnhancementsService } from './modules/videos/video-enhancements.service.ts';
 import type { IdempotencyRepo } from './modules/idempotency/idempotency.repo.ts';
+import type { Changes } from './events/changes.ts';
 
 /**
  * Everything the HTTP app needs; built once by `createDeps` (deps.ts), or by tests. Routes and
@@ -65,4 +66,6 @@ export interface AppDeps {
   videoEnhancements: VideoEnhancementsService;
   /** Stored first responses of POSTs with an Idempotency-Key (src/http/idempotency.ts). */
   idempotency: IdempotencyRepo;
+  /** Resource changes: long-poll wake-ups and webhook events (src/events/changes.ts). */
+  changes: Changes;
 }

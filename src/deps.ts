@@ -28,6 +28,7 @@ import { createEnvironmentsModule } from './modules/environments/environments.mo
 import { createEnhancementsModule } from './modules/enhancements/enhancements.module.ts';
 import { createVideosModule } from './modules/videos/videos.module.ts';
 import { createIdempotencyModule } from './modules/idempotency/idempotency.module.ts';
+import { createChanges } from './events/changes.ts';
 
 export interface DepsOverrides {
   clock?: Clock;
@@ -76,6 +77,8 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
       ? createRedisRateLimiter(config.redisUrl, config.rateLimit)
       : createMemoryRateLimiter(config.rateLimit));
   const metrics = createMetrics();
+  // Resource changes (long-poll, webhooks): in process; Redis pub/sub in the scaled mode.
+  const changes = createChanges();
   const storage = o.storage ?? openObjectStorage(config, clock);
   // Every process builds the job system and registers every job (API nodes validate payloads at
   // enqueue); only `serve` without --no-workers and `worker` start consuming (startWorkers).
@@ -155,6 +158,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     videos: videosModule.service,
     videoEnhancements: videosModule.enhancements,
     idempotency: idempotencyModule.repo,
+    changes,
     /** Starts consuming jobs (serve, worker, tests) after putting every module's schedule in place. */
     async startWorkers(opts = {}) {
       for (const sch of schedules) await jobs.schedule(sch.name, sch.payload, { everyMs: sch.everyMs });
@@ -162,6 +166,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     },
     async close() {
       await jobs.stop(); // first: running jobs may still use the database and storage
+      await changes.close();
       await keyUsage.close();
       await rateLimiter.close();
       await storage.close();
