@@ -22,6 +22,7 @@ import type { VideosService } from './modules/videos/videos.service.ts';
 import type { VideoEnhancementsService } from './modules/videos/video-enhancements.service.ts';
 import type { IdempotencyRepo } from './modules/idempotency/idempotency.repo.ts';
 import type { Changes } from './events/changes.ts';
+import type { WebhooksService } from './modules/webhooks/webhooks.service.ts';
 
 /**
  * Everything the HTTP app needs; built once by `createDeps` (deps.ts), or by tests. Routes and
@@ -68,4 +69,6 @@ export interface AppDeps {
   idempotency: IdempotencyRepo;
   /** Resource changes: long-poll wake-ups and webhook events (src/events/changes.ts). */
   changes: Changes;
+  /** Signed webhook endpoints and deliveries (src/modules/webhooks); the admin CLI manages them. */
+  webhooks: WebhooksService;
 }

@@ -7,6 +7,7 @@ import { installIdempotency } from './http/idempotency.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.ts';
 import { installJsonParser, installValidators } from './http/validation.ts';
 import { installMetrics } from './http/metrics.ts';
+import { installLongPoll } from './http/long-poll.ts';
 import { opsRoutes } from './http/ops.routes.ts';
 import { installOpenApi } from './http/openapi.ts';
 import { brandsRoutes } from './modules/brands/brands.routes.ts';
@@ -77,6 +78,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await installOpenApi(app, deps.config);
   installAuth(app, deps);
   installIdempotency(app, { repo: deps.idempotency, clock: deps.clock });
+  // Prefer: wait on the pollable GETs (routes with config.longPoll); before the routes register.
+  installLongPoll(app, { changes: deps.changes, max: deps.config.longPollMax, metrics: deps.metrics });
   // Every route's schemas, for the agent tools made from them (src/mcp).
   const catalog = createRouteCatalog();
   app.addHook('onRoute', catalog.onRoute);

@@ -55,6 +55,35 @@ export interface Config {
   imageEngine: SceneEngineSettings;
   /** The video engine (VIDEO_ENGINE...) and the models it renders; the others use `local`. */
   video: VideoSettings;
+  /** Requests held by `Prefer: wait` at once per process (ATELIER_LONG_POLL_MAX); 0 turns long-poll off. */
+  longPollMax: number;
+  /** Signed webhooks (src/modules/webhooks). */
+  webhooks: WebhookSettings;
+}
+
+export interface WebhookSettings {
+  /** ATELIER_WEBHOOK_RETRY_SCHEDULE: delays between attempts (±20 % jitter); attempts = length + 1. */
+  retryScheduleMs: number[];
+  /** ATELIER_WEBHOOK_CONCURRENCY: deliveries in flight at once per worker process. */
+  concurrency: number;
+}
+
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = '30s,2m,10m,1h,3h,6h,12h';
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A comma-separated list of durations (`30s,2m,1h`, `50ms`): 1..20 of them, each 1 ms..24 h. */
+function durationList(env: Env, name: string, def: string): number[] {
+  const raw = str(env, name) ?? def;
+  const items = raw.split(',').map((x) => x.trim());
+  if (items.length > 20) throw new ConfigError(name, `expected at most 20 durations, got ${items.length}`);
+  return items.map((item) => {
+    const m = /^(\d+)(ms|s|m|h)$/.exec(item);
+    const ms = m ? Number(m[1]) * (DURATION_UNITS[m[2]!] ?? 0) : Number.NaN;
+    if (!(ms >= 1 && ms <= 86_400_000)) {
+      throw new ConfigError(name, `expected durations like 30s, 2m, 1h (each up to 24h), got "${item}"`);
+    }
+    return ms;
+  });
 }
 
 export interface VideoSettings {
@@ -362,5 +391,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     imageLongSide: int(env, 'ATELIER_IMAGE_LONG_SIDE', 1024, 256, 4096),
     imageEngine: imageEngineSettings(env),
     video: videoSettings(env),
+    longPollMax: int(env, 'ATELIER_LONG_POLL_MAX', 1000, 0, 100_000),
+    webhooks: {
+      retryScheduleMs: durationList(env, 'ATELIER_WEBHOOK_RETRY_SCHEDULE', DEFAULT_WEBHOOK_RETRY_SCHEDULE),
+      concurrency: int(env, 'ATELIER_WEBHOOK_CONCURRENCY', 8, 1, 256),
+    },
   };
 }

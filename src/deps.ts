@@ -29,6 +29,8 @@ import { createEnhancementsModule } from './modules/enhancements/enhancements.mo
 import { createVideosModule } from './modules/videos/videos.module.ts';
 import { createIdempotencyModule } from './modules/idempotency/idempotency.module.ts';
 import { createChanges } from './events/changes.ts';
+import { redisTransport } from './events/redis-transport.ts';
+import { createWebhooksModule } from './modules/webhooks/webhooks.module.ts';
 
 export interface DepsOverrides {
   clock?: Clock;
@@ -78,7 +80,11 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
       : createMemoryRateLimiter(config.rateLimit));
   const metrics = createMetrics();
   // Resource changes (long-poll, webhooks): in process; Redis pub/sub in the scaled mode.
-  const changes = createChanges();
+  const changesLog = pino({ level: config.logLevel }).child({ component: 'changes' });
+  const changes = createChanges(
+    config.redisUrl ? redisTransport(config.redisUrl, { prefix: config.queuePrefix, log: changesLog }) : undefined,
+    changesLog,
+  );
   const storage = o.storage ?? openObjectStorage(config, clock);
   // Every process builds the job system and registers every job (API nodes validate payloads at
   // enqueue); only `serve` without --no-workers and `worker` start consuming (startWorkers).
@@ -87,9 +93,14 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     createJobSystem(
       config,
       { db, logger: pino({ level: config.logLevel }).child({ component: 'jobs' }) },
-      { prefix: config.queuePrefix, leaseMs: config.jobLeaseMs, ...o.jobTuning },
+      {
+        prefix: config.queuePrefix,
+        leaseMs: config.jobLeaseMs,
+        queueConcurrency: { webhooks: config.webhooks.concurrency },
+        ...o.jobTuning,
+      },
     );
-  const assetsModule = createAssetsModule({ db, storage, jobs, clock, config });
+  const assetsModule = createAssetsModule({ db, storage, jobs, clock, config, changes });
   jobs.register(...assetsModule.jobs);
   const fetcher = o.fetcher ?? createFetcher({ allowPrivate: config.allowPrivateFetch });
   const extractionModule = createExtractionModule({
@@ -101,10 +112,11 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     config,
     plans,
     assets: assetsModule.service,
+    changes,
   });
   jobs.register(...extractionModule.jobs);
   const usage = createUsageLedger({ db, clock, plans, orgs: access });
-  const brandDnaModule = createBrandDnaModule({ db, storage, jobs, clock, config, usage, fetcher });
+  const brandDnaModule = createBrandDnaModule({ db, storage, jobs, clock, config, usage, fetcher, changes });
   jobs.register(...brandDnaModule.jobs);
   const engines = createGenerationEngines(
     { longSide: config.imageLongSide, image: config.imageEngine, llm: config.llm, video: config.video },
@@ -122,9 +134,10 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     assets: assetsModule.service,
     inputs,
     engines,
+    changes,
   });
   jobs.register(...scenesModule.jobs);
-  const generationDeps = { db, jobs, clock, config, usage, assets: assetsModule.service, inputs, engines };
+  const generationDeps = { db, jobs, clock, config, usage, assets: assetsModule.service, inputs, engines, changes };
   const environmentsModule = createEnvironmentsModule(generationDeps);
   jobs.register(...environmentsModule.jobs);
   const enhancementsModule = createEnhancementsModule({ ...generationDeps, enhancer: engines.enhancer });
@@ -133,6 +146,10 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
   jobs.register(...videosModule.jobs);
   const idempotencyModule = createIdempotencyModule({ db, clock });
   jobs.register(...idempotencyModule.jobs);
+  // Signed webhooks: terminal changes become deliveries (a sink: once, in the publishing process).
+  const webhooksModule = createWebhooksModule({ db, clock, fetcher, jobs, config, access });
+  jobs.register(...webhooksModule.jobs);
+  changes.addSink((change) => webhooksModule.service.onChange(change));
   const schedules = [...assetsModule.schedules, ...extractionModule.schedules, ...idempotencyModule.schedules];
   return {
     config,
@@ -159,6 +176,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     videoEnhancements: videosModule.enhancements,
     idempotency: idempotencyModule.repo,
     changes,
+    webhooks: webhooksModule.service,
     /** Starts consuming jobs (serve, worker, tests) after putting every module's schedule in place. */
     async startWorkers(opts = {}) {
       for (const sch of schedules) await jobs.schedule(sch.name, sch.payload, { everyMs: sch.everyMs });

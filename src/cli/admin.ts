@@ -1,4 +1,6 @@
 import type { Deps } from '../deps.ts';
+import { AccessError } from '../modules/access/access.errors.ts';
+import type { WebhookDelivery } from '../modules/webhooks/webhooks.service.ts';
 import { parse, parseExpiry, positional, UsageError } from './args.ts';
 
 type Out = (line: string) => void;
@@ -16,7 +18,14 @@ export const ADMIN_USAGE = `atelier admin <command>
   key create --user USER_ID [--name NAME] [--expires 30d|ISO] [--json]
   key list [--org ORG_ID] [--user USER_ID] [--json]
   key revoke <keyId> [--json]
-  key regenerate <keyId> [--json]`;
+  key regenerate <keyId> [--json]
+  webhook add --org ORG_ID --url https://… [--events a,b] [--description TEXT] [--json]
+                                                    prints the signing secret (whsec_…) once
+  webhook list --org ORG_ID [--json]               endpoints with their latest deliveries
+  webhook remove <endpointId> [--json]
+  webhook enable|disable <endpointId> [--json]
+  webhook test <endpointId> [--json]               sends a webhook.test event now; exit 1 if it fails
+  webhook deliveries <endpointId> [--limit N] [--json]`;
 
 /** Runs one `atelier admin …` command against the shared services; prints to `out`. */
 export async function runAdmin(argv: string[], deps: Deps, out: Out): Promise<void> {
@@ -173,7 +182,93 @@ export async function runAdmin(argv: string[], deps: Deps, out: Out): Promise<vo
       return print(values.json, { ...key, apiKey: token }, `API key ${key.keyId} regenerated (shown once): ${token}`);
     }
   }
+  if (group === 'webhook') return runWebhook(action, rest, deps, print);
   throw new UsageError(
     `unknown admin command: ${[group, action].filter(Boolean).join(' ') || '(none)'}\n\n${ADMIN_USAGE}`,
   );
+}
+
+type Print = (json: boolean | undefined, value: unknown, human: string) => void;
+
+const deliveryLine = (d: WebhookDelivery) =>
+  `${d.createdAt}  ${d.status.padEnd(9)}  ${d.eventType}  attempts=${d.attempts}${
+    d.lastStatusCode !== null ? `  http=${d.lastStatusCode}` : ''
+  }${d.status === 'pending' && d.nextAttemptAt ? `  next=${d.nextAttemptAt}` : ''}${d.lastError ? `  error="${d.lastError}"` : ''}  ${d.id}`;
+
+/** `atelier admin webhook …`: the operator's signed webhook endpoints (src/modules/webhooks). */
+async function runWebhook(action: string | undefined, rest: string[], deps: Deps, print: Print): Promise<void> {
+  const { webhooks } = deps;
+  const { values, positionals } = parse(rest, {
+    org: { type: 'string' },
+    url: { type: 'string' },
+    events: { type: 'string' },
+    description: { type: 'string' },
+    limit: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  if (action === 'add') {
+    if (!values.org || !values.url) throw new UsageError('webhook add needs --org and --url');
+    const { endpoint, secret } = await webhooks.addEndpoint({
+      orgId: values.org,
+      url: values.url,
+      events: values.events ? values.events.split(',') : [],
+      description: values.description ?? null,
+    });
+    return print(
+      values.json,
+      { ...endpoint, secret },
+      [
+        `Webhook endpoint ${endpoint.id} → ${endpoint.url} (${endpoint.events.length ? endpoint.events.join(', ') : 'every event'})`,
+        `Signing secret (shown once, store it now): ${secret}`,
+      ].join('\n'),
+    );
+  }
+  if (action === 'list') {
+    if (!values.org) throw new UsageError('webhook list needs --org');
+    const list = await webhooks.listEndpoints(values.org);
+    return print(
+      values.json,
+      list,
+      list
+        .map((e) =>
+          [
+            `${e.id}  ${e.enabled ? 'enabled ' : 'disabled'}  ${e.url}  events=${e.events.length ? e.events.join(',') : '*'}${e.description ? `  "${e.description}"` : ''}`,
+            ...(e.recentDeliveries.length
+              ? e.recentDeliveries.map((d) => `    ${deliveryLine(d)}`)
+              : ['    (no deliveries yet)']),
+          ].join('\n'),
+        )
+        .join('\n') || '(none)',
+    );
+  }
+  if (action === 'remove') {
+    const id = positional(positionals, 0, 'endpointId');
+    await webhooks.removeEndpoint(id);
+    return print(values.json, { removed: id }, `Webhook endpoint ${id} removed (with its delivery log)`);
+  }
+  if (action === 'enable' || action === 'disable') {
+    const e = await webhooks.setEnabled(positional(positionals, 0, 'endpointId'), action === 'enable');
+    return print(values.json, e, `Webhook endpoint ${e.id} ${e.enabled ? 'enabled' : 'disabled'}`);
+  }
+  if (action === 'deliveries') {
+    const limit = values.limit === undefined ? 50 : Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit: expected 1..1000');
+    const id = positional(positionals, 0, 'endpointId');
+    await webhooks.getEndpoint(id);
+    const list = await webhooks.deliveries(id, limit);
+    return print(values.json, list, list.map(deliveryLine).join('\n') || '(none)');
+  }
+  if (action === 'test') {
+    const { delivery, outcome } = await webhooks.sendTest(positional(positionals, 0, 'endpointId'));
+    print(
+      values.json,
+      { ...delivery, ms: outcome.ms },
+      outcome.ok
+        ? `Test event ${delivery.id} delivered: HTTP ${outcome.statusCode} in ${outcome.ms} ms`
+        : `Test event ${delivery.id} failed: ${outcome.error}`,
+    );
+    if (!outcome.ok) throw new AccessError('the test delivery failed');
+    return;
+  }
+  throw new UsageError(`unknown admin command: ${['webhook', action].filter(Boolean).join(' ')}\n\n${ADMIN_USAGE}`);
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Prometheus metrics of one app instance (its own registry, so tests do not share counters). */
 export function createMetrics() {
@@ -18,7 +18,18 @@ export function createMetrics() {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
-  return { registry, requests, duration };
+  const longPollHeld = new Gauge({
+    name: 'atelier_long_poll_held',
+    help: 'GET requests held by Prefer: wait (long-poll) right now',
+    registers: [registry],
+  });
+  const longPollRefused = new Counter({
+    name: 'atelier_long_poll_refused_total',
+    help: 'Prefer: wait requests answered at once because a cap was reached (process, key) or the app was closing',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  return { registry, requests, duration, longPollHeld, longPollRefused };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -8,6 +8,7 @@ import type { BrandDnaTables } from '../../modules/brand-dna/brand-dna.tables.ts
 import type { GenerationTables } from '../../modules/generation/generation.tables.ts';
 import type { VideoTables } from '../../modules/videos/videos.tables.ts';
 import type { IdempotencyTables } from '../../modules/idempotency/idempotency.tables.ts';
+import type { WebhooksTables } from '../../modules/webhooks/webhooks.tables.ts';
 
 /**
  * The whole relational schema as Kysely sees it: each feature module declares its own tables in
@@ -23,4 +24,5 @@ export interface DB
     BrandDnaTables,
     GenerationTables,
     VideoTables,
-    IdempotencyTables {}
+    IdempotencyTables,
+    WebhooksTables {}

@@ -13,6 +13,7 @@ import { defineJob, type JobDefinition, type JobRef } from '../../jobs/types.ts'
 import type { AssetsRepo } from './assets.repo.ts';
 import { thumbnailKey, uploadKey } from './assets.keys.ts';
 import { analyzeFile, type ProcessingResult } from './assets.processing.ts';
+import { type ChangePublisher, publishChange } from '../../events/publish.ts';
 
 const ProcessPayload = Type.Object({ assetId: Uuid });
 
@@ -50,6 +51,7 @@ export interface AssetJobsDeps {
   repo: AssetsRepo;
   storage: ObjectStorage;
   clock: Clock;
+  changes: ChangePublisher;
   cleanupExpiredUploads(): Promise<number>;
 }
 
@@ -64,12 +66,17 @@ export interface AssetJobsDeps {
  */
 export function assetJobs(deps: AssetJobsDeps): JobDefinition[] {
   const now = () => deps.clock().toISOString();
-  const fail = (assetId: string, code: string, message: string) =>
-    deps.repo.finishProcessing(
+  /** Announces the end of processing (long-poll, webhooks); after the transition committed. */
+  const changed = (assetId: string) => publishChange(deps, 'asset', () => deps.repo.getAssetById(assetId));
+  const fail = async (assetId: string, code: string, message: string) => {
+    const done = await deps.repo.finishProcessing(
       assetId,
       { status: 'failed', quality_status: 'failed', error_code: code, error_message: message },
       now(),
     );
+    if (done) await changed(assetId);
+    return done;
+  };
 
   const processAsset = defineJob({
     ...processAssetJob,
@@ -131,7 +138,7 @@ export function assetJobs(deps: AssetJobsDeps): JobDefinition[] {
         await dropUpload();
         const thumbKey = await storeThumbnail(deps.storage, asset.organization_id, assetId, result);
         const fields = processedFields(result, thumbKey);
-        await deps.repo.finishProcessing(
+        const done = await deps.repo.finishProcessing(
           assetId,
           {
             status: 'complete',
@@ -145,6 +152,7 @@ export function assetJobs(deps: AssetJobsDeps): JobDefinition[] {
           },
           now(),
         );
+        if (done) await changed(assetId);
       } finally {
         await fs.rm(dir, { recursive: true, force: true });
       }

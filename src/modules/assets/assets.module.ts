@@ -8,7 +8,7 @@ import { assetJobs, cleanupUploadsJob } from './assets.jobs.ts';
 const CLEANUP_EVERY_MS = 5 * 60_000;
 
 /** Wires the assets feature: its service, its jobs and its schedules. */
-export function createAssetsModule(deps: Pick<AppDeps, 'db' | 'storage' | 'jobs' | 'clock' | 'config'>) {
+export function createAssetsModule(deps: Pick<AppDeps, 'db' | 'storage' | 'jobs' | 'clock' | 'config' | 'changes'>) {
   const repo = createAssetsRepo(deps.db);
   const service = createAssetsService({
     repo,
@@ -21,6 +21,7 @@ export function createAssetsModule(deps: Pick<AppDeps, 'db' | 'storage' | 'jobs'
     repo,
     storage: deps.storage,
     clock: deps.clock,
+    changes: deps.changes,
     cleanupExpiredUploads: () => service.cleanupExpiredUploads(),
   });
   const schedules = [{ name: cleanupUploadsJob.name, payload: {}, everyMs: CLEANUP_EVERY_MS }];

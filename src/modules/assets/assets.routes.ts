@@ -76,6 +76,7 @@ export function assetsRoutes(deps: Pick<AppDeps, 'config'> & { assets: AssetsSer
     app.get(
       '/assets/:assetId',
       {
+        config: { longPoll: { kind: 'asset', param: 'assetId' } },
         schema: {
           summary: 'Read an asset (fresh signed links on every read)',
           tags,

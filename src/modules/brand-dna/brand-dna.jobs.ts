@@ -14,6 +14,7 @@ import { confidenceScore, missingFields } from './confidence.ts';
 import { type AssetSource, type ExtractContext, extractAsset, extractUrl, SourceError } from './extractors.ts';
 import { mergeFindings, type SourceFindings } from './merge.ts';
 import { buildPreview } from './preview.ts';
+import { type ChangePublisher, publishChange } from '../../events/publish.ts';
 
 const ExtractPayload = Type.Object({
   versionId: Type.String({ format: 'uuid' }),
@@ -37,6 +38,7 @@ export interface BrandDnaJobDeps {
   analyzer: TextAnalyzer;
   usage: Pick<UsageLedger, 'commit' | 'release'>;
   clock: Clock;
+  changes: ChangePublisher;
   /** Storage folder of a version's artifacts. */
   folder(orgId: string, versionId: string): string;
 }
@@ -136,10 +138,11 @@ export function createExtractionRunner(deps: BrandDnaJobDeps) {
       const version = await repo.versionById(versionId);
       if (!version || version.run_id !== runId) return; // canceled or rerun before it started
       if (version.status !== 'pending' && version.status !== 'extracting') return; // finished by an earlier run
-      await repo.transition(versionId, runId, ['pending'], (row) => ({
+      const extracting = await repo.transition(versionId, runId, ['pending'], (row) => ({
         status: 'extracting',
         updated_at: touch(row.updated_at),
       }));
+      if (extracting) await publishChange(deps, 'brand_dna_version', extracting);
 
       const stop = new AbortController();
       let checking = false;
@@ -202,6 +205,7 @@ export function createExtractionRunner(deps: BrandDnaJobDeps) {
           }));
           if (!failed) throw new RunStopped();
           if (failed.reservation_id) await deps.usage.release(failed.reservation_id);
+          await publishChange(deps, 'brand_dna_version', failed);
           return;
         }
         // The brand's own fields are a text source too (provenance `brand`, no entry in `sources`).
@@ -227,6 +231,7 @@ export function createExtractionRunner(deps: BrandDnaJobDeps) {
         }));
         if (!ready) throw new RunStopped();
         if (ready.reservation_id) await deps.usage.commit(ready.reservation_id);
+        await publishChange(deps, 'brand_dna_version', ready);
       } catch (err) {
         if (!stop.signal.aborted && !(err instanceof RunStopped)) throw err;
         // Canceled or superseded: stop quietly and remove what this run may have written after
@@ -256,6 +261,7 @@ export function createExtractionRunner(deps: BrandDnaJobDeps) {
         }
       }
       if (failed.reservation_id) await deps.usage.release(failed.reservation_id);
+      await publishChange(deps, 'brand_dna_version', failed);
     },
   };
 }

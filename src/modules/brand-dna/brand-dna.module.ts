@@ -12,7 +12,7 @@ import { createBrandDnaService, versionFolder } from './brand-dna.service.ts';
  * (LLM_BASE_URL / LLM_API_KEY / LLM_MODEL, else the local one) and the extraction job.
  */
 export function createBrandDnaModule(
-  deps: Pick<AppDeps, 'db' | 'storage' | 'jobs' | 'clock' | 'config' | 'usage' | 'fetcher'>,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'jobs' | 'clock' | 'config' | 'usage' | 'fetcher' | 'changes'>,
   o: { analyzer?: TextAnalyzer } = {},
 ) {
   const log = pino({ level: deps.config.logLevel }).child({ component: 'brand-dna' });
@@ -24,6 +24,7 @@ export function createBrandDnaModule(
     usage: deps.usage,
     storage: deps.storage,
     clock: deps.clock,
+    changes: deps.changes,
     log,
   });
   const jobs: JobDefinition[] = brandDnaJobs({
@@ -33,6 +34,7 @@ export function createBrandDnaModule(
     analyzer,
     usage: deps.usage,
     clock: deps.clock,
+    changes: deps.changes,
     folder: versionFolder,
   });
   return { service, jobs, analyzer };

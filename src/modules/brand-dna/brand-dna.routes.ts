@@ -90,7 +90,14 @@ export function brandDnaRoutes(deps: Pick<AppDeps, 'brandDna'>): FastifyPluginAs
     app.get(
       `${base}/versions/:versionId`,
       {
-        config: read,
+        config: {
+          ...read,
+          longPoll: {
+            kind: 'brand_dna_version',
+            param: 'versionId',
+            status: (body) => (body as { data?: { status?: string } }).data?.status,
+          },
+        },
         schema: {
           summary: 'Get a Brand DNA version',
           tags,

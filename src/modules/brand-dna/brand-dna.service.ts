@@ -22,6 +22,7 @@ import type {
 import { sourceTypeOf } from './extractors.ts';
 import { buildPreview } from './preview.ts';
 import { webUrlProblem } from './web-url.ts';
+import { type ChangePublisher, publishChange } from '../../events/publish.ts';
 
 /** Storage folder of a version's artifacts (per-source findings). */
 export const versionFolder = (orgId: string, versionId: string) => `orgs/${orgId}/brand-dna/${versionId}/`;
@@ -51,6 +52,7 @@ export interface BrandDnaServiceDeps {
   usage: Pick<UsageLedger, 'reserve' | 'release'>;
   storage: Pick<ObjectStorage, 'deletePrefix'>;
   clock: Clock;
+  changes: ChangePublisher;
   log?: { warn(obj: object, msg?: string): void };
 }
 
@@ -332,7 +334,11 @@ export function createBrandDnaService(deps: BrandDnaServiceDeps) {
       if ('gone' in r) throw versionNotFound(versionId);
       if ('refused' in r) throw activeDeleteForbidden();
       // A run still going gives its unit back; a finished one was committed or released already.
-      if (r.deleted.status === 'pending' || r.deleted.status === 'extracting') await release(r.deleted.reservation_id);
+      if (r.deleted.status === 'pending' || r.deleted.status === 'extracting') {
+        await release(r.deleted.reservation_id);
+        // A run still going was canceled by the delete: wake its waiters (they read a 404).
+        await publishChange(deps, 'brand_dna_version', r.deleted, 'canceled');
+      }
       await cleanArtifacts(p.org.id, row.id);
     },
 
@@ -351,6 +357,7 @@ export function createBrandDnaService(deps: BrandDnaServiceDeps) {
         throw invalidStatus('cancel', r.refused.slice('status:'.length), 'pending or extracting');
       }
       await release(r.deleted.reservation_id);
+      await publishChange(deps, 'brand_dna_version', r.deleted, 'canceled');
       await cleanArtifacts(p.org.id, row.id);
     },
 
@@ -364,6 +371,7 @@ export function createBrandDnaService(deps: BrandDnaServiceDeps) {
       }
       const now = await repo.findVersion(p.org.id, row.brand_id, row.id);
       if (!now) throw versionNotFound(versionId);
+      if (row.is_active !== 1) await publishChange(deps, 'brand_dna_version', now);
       return summaryOf(now);
     },
 
@@ -402,6 +410,7 @@ export function createBrandDnaService(deps: BrandDnaServiceDeps) {
         if ('gone' in r) throw versionNotFound(versionId);
         throw invalidStatus('rerun', r.refused.status, 'ready or failed');
       }
+      await publishChange(deps, 'brand_dna_version', r.row);
       // The previous run's findings are of no use any more.
       await cleanArtifacts(orgId, row.id);
       try {
@@ -411,7 +420,10 @@ export function createBrandDnaService(deps: BrandDnaServiceDeps) {
           status: 'failed',
           updated_at: touch(v.updated_at),
         }));
-        if (failed) await release(reservationId);
+        if (failed) {
+          await release(reservationId);
+          await publishChange(deps, 'brand_dna_version', failed);
+        }
         throw err;
       }
       return summaryOf(r.row);

@@ -8,6 +8,7 @@ import type { GenerationInputs } from '../generation/inputs.ts';
 import type { RunsRepo } from '../generation/runs.repo.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
 import { toEnhancementInput } from '../generation/enhancement-input.ts';
+import { type ChangePublisher, publishChange } from '../../events/publish.ts';
 
 const Payload = Type.Object({ promptEnhancementId: Uuid });
 
@@ -19,6 +20,7 @@ export interface EnhancementJobsDeps {
   enhancer: SceneEnhancer;
   usage: Pick<UsageLedger, 'commit' | 'release'>;
   clock: Clock;
+  changes: ChangePublisher;
 }
 
 /**
@@ -29,6 +31,8 @@ export interface EnhancementJobsDeps {
  */
 export function enhancementJobs(deps: EnhancementJobsDeps): JobDefinition[] {
   const now = () => deps.clock().toISOString();
+  /** Announces the run as it is now (long-poll, webhooks); after the transition committed. */
+  const changed = (id: string) => publishChange(deps, 'scene_prompt_enhancement', () => deps.repo.byId(id));
   return [
     defineJob({
       ...sceneEnhancementJob,
@@ -40,6 +44,7 @@ export function enhancementJobs(deps: EnhancementJobsDeps): JobDefinition[] {
         if (!(await deps.repo.start(id, now()))) return;
         const row = await deps.repo.byId(id);
         if (!row) return;
+        await publishChange(deps, 'scene_prompt_enhancement', row);
         const inputs = fromJson<GenerationInputs>(row.context, null as never);
         const result = await deps.enhancer.enhance(
           toEnhancementInput(
@@ -62,6 +67,7 @@ export function enhancementJobs(deps: EnhancementJobsDeps): JobDefinition[] {
           now(),
         );
         if (finished && row.reservation_id) await deps.usage.commit(row.reservation_id);
+        if (finished) await changed(id);
       },
       async onFailed({ promptEnhancementId: id }, error, ctx) {
         ctx.log.error({ promptEnhancementId: id, err: error.message }, 'prompt enhancement failed after retries');
@@ -73,6 +79,7 @@ export function enhancementJobs(deps: EnhancementJobsDeps): JobDefinition[] {
           now(),
         );
         if (failed && row?.reservation_id) await deps.usage.release(row.reservation_id);
+        if (failed) await changed(id);
       },
     }),
   ];

@@ -7,7 +7,10 @@ import { createEnhancementsService } from './enhancements.service.ts';
 
 /** Wires prompt enhancements: repo, service (routes) and the enhancement job. */
 export function createEnhancementsModule(
-  deps: Pick<AppDeps, 'db' | 'jobs' | 'clock' | 'usage'> & { inputs: InputsResolver; enhancer: SceneEnhancer },
+  deps: Pick<AppDeps, 'db' | 'jobs' | 'clock' | 'usage' | 'changes'> & {
+    inputs: InputsResolver;
+    enhancer: SceneEnhancer;
+  },
 ) {
   const repo = createRunsRepo(deps.db, 'prompt_enhancements');
   const service = createEnhancementsService({ ...deps, repo });

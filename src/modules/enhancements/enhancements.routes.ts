@@ -38,6 +38,7 @@ export function enhancementsRoutes(deps: Pick<AppDeps, 'enhancements'>): Fastify
     app.get(
       `${base}/:id`,
       {
+        config: { longPoll: { kind: 'scene_prompt_enhancement', param: 'id' } },
         schema: {
           summary: 'Get a scene prompt enhancement',
           tags,

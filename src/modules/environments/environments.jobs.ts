@@ -9,6 +9,7 @@ import type { GenerationEngines } from '../generation/engines.ts';
 import type { GenerationInputs } from '../generation/inputs.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
 import type { EnvironmentsRepo } from './environments.repo.ts';
+import { type ChangePublisher, publishChange } from '../../events/publish.ts';
 
 const Payload = Type.Object({ environmentGenerationId: Uuid });
 
@@ -28,6 +29,7 @@ export interface EnvironmentJobsDeps {
   engines: Pick<GenerationEngines, 'environment'>;
   clock: Clock;
   longSide: number;
+  changes: ChangePublisher;
 }
 
 /**
@@ -38,11 +40,14 @@ export interface EnvironmentJobsDeps {
  */
 export function environmentJobs(deps: EnvironmentJobsDeps): JobDefinition[] {
   const now = () => deps.clock().toISOString();
+  /** Announces the run as it is now (long-poll, webhooks); after the transition committed. */
+  const changed = (id: string) => publishChange(deps, 'environment_generation', () => deps.repo.byId(id));
   const fail = async (id: string, message: string) => {
     const row = await deps.repo.byId(id);
     if (!row) return;
     if (await deps.repo.finish(id, 'failed', { error_code: 'GENERATION_FAILED', error_message: message }, now())) {
       if (row.reservation_id) await deps.usage.release(row.reservation_id);
+      await changed(id);
     }
   };
   return [
@@ -56,6 +61,7 @@ export function environmentJobs(deps: EnvironmentJobsDeps): JobDefinition[] {
         if (!(await deps.repo.start(id, now()))) return;
         const row = await deps.repo.byId(id);
         if (!row) return;
+        await publishChange(deps, 'environment_generation', row);
         const inputs = fromJson<GenerationInputs>(row.context, null as never);
         const { width, height } = outputSize(ENVIRONMENT_ASPECT, deps.longSide);
         try {
@@ -80,6 +86,7 @@ export function environmentJobs(deps: EnvironmentJobsDeps): JobDefinition[] {
           });
           if (await deps.repo.finish(id, 'completed', { engine: env.engine }, now())) {
             if (row.reservation_id) await deps.usage.commit(row.reservation_id);
+            await changed(id);
           }
         } catch (err) {
           if (err instanceof GenerationError && !err.retryable) return void (await fail(id, err.message));

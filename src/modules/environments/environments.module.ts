@@ -7,7 +7,7 @@ import { createEnvironmentsService } from './environments.service.ts';
 
 /** Wires environment generation: repo, service (routes) and its job. */
 export function createEnvironmentsModule(
-  deps: Pick<AppDeps, 'db' | 'jobs' | 'clock' | 'config' | 'usage' | 'assets'> & {
+  deps: Pick<AppDeps, 'db' | 'jobs' | 'clock' | 'config' | 'usage' | 'assets' | 'changes'> & {
     inputs: InputsResolver;
     engines: GenerationEngines;
   },

@@ -40,6 +40,7 @@ export function environmentsRoutes(deps: Pick<AppDeps, 'environments'>): Fastify
     app.get(
       '/environment-generations/:id',
       {
+        config: { longPoll: { kind: 'environment_generation', param: 'id' } },
         schema: {
           summary: 'Get an environment generation',
           tags,

@@ -10,7 +10,7 @@ const PURGE_EVERY_MS = 3_600_000;
 
 /** Wires URL extraction: its service, its jobs and its schedules. */
 export function createExtractionModule(
-  deps: Pick<AppDeps, 'db' | 'storage' | 'fetcher' | 'jobs' | 'clock' | 'config' | 'plans' | 'assets'>,
+  deps: Pick<AppDeps, 'db' | 'storage' | 'fetcher' | 'jobs' | 'clock' | 'config' | 'plans' | 'assets' | 'changes'>,
 ) {
   const repo = createExtractionRepo(deps.db);
   const service = createExtractionService({ ...deps, repo });

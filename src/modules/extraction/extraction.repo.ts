@@ -149,15 +149,15 @@ export function createExtractionRepo(db: Database) {
       return affected(await q.executeTakeFirst()) > 0;
     },
 
-    /** Fails every run still pending or processing that was created before `cutoff`. */
+    /** Fails every run still pending or processing that was created before `cutoff`; returns those runs. */
     async failStale(cutoff: string, code: string, message: string, now: string) {
-      const r = await k
+      return k
         .updateTable('extractions')
         .set({ status: 'failed', error_code: code, error_message: message, failed_at: now, updated_at: now })
         .where('status', 'in', RUNNING)
         .where('created_at', '<', cutoff)
-        .executeTakeFirst();
-      return affected(r);
+        .returning(['id', 'organization_id', 'brand_id', 'status'])
+        .execute();
     },
 
     async createdBefore(cutoff: string, limit: number) {

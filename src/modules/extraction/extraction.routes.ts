@@ -43,7 +43,7 @@ export function extractionRoutes(deps: { extraction: ExtractionService }): Fasti
     app.get(
       '/assets/extract-from-url/:extractionId',
       {
-        config: { feature: 'url_extraction' },
+        config: { feature: 'url_extraction', longPoll: { kind: 'extraction', param: 'extractionId' } },
         schema: {
           summary: 'Read an extraction; candidates once completed, best first',
           tags,

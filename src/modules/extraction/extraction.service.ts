@@ -15,6 +15,7 @@ import { runExtractionJob } from './extraction.jobs.ts';
 import { PageError, type PipelineCandidate, runPipeline } from './extraction.pipeline.ts';
 import type { CandidateRow, ExtractionRepo, ExtractionRow } from './extraction.repo.ts';
 import type { Candidate, CommitBody, CommittedAsset, Extraction, SubmitExtractionBody } from './extraction.schemas.ts';
+import { type ChangePublisher, publishChange } from '../../events/publish.ts';
 
 export interface ExtractionServiceDeps {
   repo: ExtractionRepo;
@@ -25,6 +26,7 @@ export interface ExtractionServiceDeps {
   config: Pick<Config, 'storage' | 'extractionTimeoutSeconds'>;
   plans: Pick<PlanCatalog, 'entitlementsFor'>;
   assets: Pick<AssetsService, 'importObject'>;
+  changes: ChangePublisher;
 }
 
 /** How long extractions (and their staged copies) are kept after submit. */
@@ -56,6 +58,8 @@ export function createExtractionService(deps: ExtractionServiceDeps) {
   const timeoutMs = config.extractionTimeoutSeconds * 1000;
   const timeoutMessage = `The extraction did not finish within ${describeSeconds(config.extractionTimeoutSeconds)}.`;
   const staleCutoff = () => new Date(clock().getTime() - timeoutMs).toISOString();
+  /** Announces the run as it is now (long-poll, webhooks); after the transition committed. */
+  const changed = (id: string) => publishChange(deps, 'extraction', () => repo.getById(id));
 
   async function present(row: ExtractionRow, includeRejected: boolean): Promise<Extraction> {
     const out: Extraction = {
@@ -342,12 +346,13 @@ export function createExtractionService(deps: ExtractionServiceDeps) {
       if (!row || (row.status !== 'pending' && row.status !== 'processing')) return;
       const remaining = Date.parse(row.created_at) + timeoutMs - clock().getTime();
       if (remaining <= 0) {
-        await repo.fail(row.id, 'EXTRACTION_TIMEOUT', timeoutMessage, now());
+        if (await repo.fail(row.id, 'EXTRACTION_TIMEOUT', timeoutMessage, now())) await changed(row.id);
         return;
       }
       const runId = randomUUID();
       const previousRun = row.run_id;
       if (!(await repo.startRun(row.id, runId, now()))) return;
+      await publishChange(deps, 'extraction', row, 'processing');
       const prefix = `${stagingPrefix(row)}${runId}/`;
       const deadline = AbortSignal.timeout(remaining);
       const signal = AbortSignal.any([ctx.signal, deadline]);
@@ -367,12 +372,13 @@ export function createExtractionService(deps: ExtractionServiceDeps) {
         if (!(await repo.complete(row.id, runId, rows, { truncated: result.truncated, page_url: result.pageUrl }, t))) {
           throw new RunSuperseded();
         }
+        await changed(row.id);
         if (previousRun) await removeStaged(`${stagingPrefix(row)}${previousRun}/`, ctx.log);
       } catch (err) {
         if (err instanceof PageError) {
-          await repo.fail(row.id, err.code, err.message, now(), runId);
+          if (await repo.fail(row.id, err.code, err.message, now(), runId)) await changed(row.id);
         } else if (deadline.aborted && !ctx.signal.aborted) {
-          await repo.fail(row.id, 'EXTRACTION_TIMEOUT', timeoutMessage, now(), runId);
+          if (await repo.fail(row.id, 'EXTRACTION_TIMEOUT', timeoutMessage, now(), runId)) await changed(row.id);
         } else if (!(err instanceof RunSuperseded)) {
           await removeStaged(prefix, ctx.log);
           throw err; // retried; onFailed marks the run failed after the last attempt
@@ -383,19 +389,22 @@ export function createExtractionService(deps: ExtractionServiceDeps) {
 
     /** onFailed of the run job: the last attempt failed unexpectedly. */
     async failRun(extractionId: string, timedOut: boolean): Promise<void> {
-      if (timedOut) await repo.fail(extractionId, 'EXTRACTION_TIMEOUT', timeoutMessage, now());
-      else
-        await repo.fail(
-          extractionId,
-          'EXTRACTION_FAILED',
-          'The extraction failed unexpectedly; submit it again.',
-          now(),
-        );
+      const failed = timedOut
+        ? await repo.fail(extractionId, 'EXTRACTION_TIMEOUT', timeoutMessage, now())
+        : await repo.fail(
+            extractionId,
+            'EXTRACTION_FAILED',
+            'The extraction failed unexpectedly; submit it again.',
+            now(),
+          );
+      if (failed) await changed(extractionId);
     },
 
     /** Scheduled: runs still pending or processing past the timeout fail (a dead worker, a lost job). */
     async sweepStale(): Promise<number> {
-      return repo.failStale(staleCutoff(), 'EXTRACTION_TIMEOUT', timeoutMessage, now());
+      const failed = await repo.failStale(staleCutoff(), 'EXTRACTION_TIMEOUT', timeoutMessage, now());
+      for (const r of failed) await publishChange(deps, 'extraction', r);
+      return failed.length;
     },
 
     /**

@@ -22,6 +22,7 @@ import type { ForgeRow, RefinementRow, ScenesRepo, VariationRow } from './scenes
 import { buildCritique } from '../../engines/critique/critique.ts';
 import type { ImageFeatures } from '../../engines/critique/features.ts';
 import type { ScoreName } from '../../engines/critique/scores.ts';
+import { type ChangePublisher, publishChange } from '../../events/publish.ts';
 
 const VariationPayload = Type.Object({ variationId: Uuid });
 
@@ -40,6 +41,7 @@ export interface SceneJobsDeps {
   clock: Clock;
   /** Long side of generated images, px. */
   longSide: number;
+  changes: ChangePublisher;
 }
 
 /** A result read back from a stored image (no engine warnings, no mask: they were not kept). */
@@ -78,6 +80,14 @@ const FAILED_AFTER_RETRIES = 'The image could not be generated after several att
 export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
   const now = () => deps.clock().toISOString();
 
+  /** Announces the variation's forge as it is now (its rolled-up status); after the transition committed. */
+  async function changed(variationId: string) {
+    await publishChange(deps, 'scene_forge', async () => {
+      const v = await deps.repo.variationById(variationId);
+      return v && deps.repo.forgeById(v.scene_forge_id);
+    });
+  }
+
   async function fail(variationId: string, message: string) {
     const done = await deps.repo.finish(
       variationId,
@@ -86,6 +96,7 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
       now(),
     );
     if (done?.reservationId) await deps.usage.release(done.reservationId);
+    if (done) await changed(variationId);
   }
 
   /** Backdrop (the environment asset, or one made from the prompt and palette), then the scene. */
@@ -187,6 +198,7 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
       const v = await deps.repo.variationById(variationId);
       const forge = v && (await deps.repo.forgeById(v.scene_forge_id));
       if (!v || !forge) return;
+      await publishChange(deps, 'scene_forge', forge);
       const inputs = fromJson<GenerationInputs>(forge.context, null as never);
       const aspectRatio = forge.aspect_ratio as AspectRatio;
       const { width, height } = outputSize(aspectRatio, deps.longSide);
@@ -244,6 +256,7 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
           now(),
         );
         if (done?.reservationId) await deps.usage.commit(done.reservationId);
+        if (done) await changed(variationId);
       } catch (err) {
         if (err instanceof GenerationError && !err.retryable) return void (await fail(variationId, err.message));
         throw err;

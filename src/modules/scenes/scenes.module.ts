@@ -7,7 +7,7 @@ import { createScenesService } from './scenes.service.ts';
 
 /** Wires scene forges: repo, service (routes) and the variation job. */
 export function createScenesModule(
-  deps: Pick<AppDeps, 'db' | 'storage' | 'jobs' | 'clock' | 'config' | 'usage' | 'assets' | 'plans'> & {
+  deps: Pick<AppDeps, 'db' | 'storage' | 'jobs' | 'clock' | 'config' | 'usage' | 'assets' | 'plans' | 'changes'> & {
     inputs: InputsResolver;
     engines: GenerationEngines;
   },

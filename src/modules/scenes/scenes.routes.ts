@@ -108,6 +108,7 @@ export function scenesRoutes(deps: Pick<AppDeps, 'scenes'>): FastifyPluginAsync 
     app.get(
       '/scene-forges/:id',
       {
+        config: { longPoll: { kind: 'scene_forge', param: 'id' } },
         schema: {
           summary: 'Get a scene forge',
           description: 'Poll this until `status` is `completed` or `failed`. Asset links are signed and short-lived.',

@@ -19,6 +19,7 @@ import { seedOf } from '../generation/rollup.ts';
 import { sceneVariationJob } from './scenes.jobs.ts';
 import { presentForges, presentVariation } from './scenes.presenter.ts';
 import { createRefiner } from './scenes.refine.ts';
+import { type ChangePublisher, publishChange } from '../../events/publish.ts';
 import type { PlanCatalog } from '../usage/plans.ts';
 import { blankVariation, type ForgeRow, IMAGE_POOL, type ScenesRepo, type VariationRow } from './scenes.repo.ts';
 import type {
@@ -42,6 +43,7 @@ export interface ScenesServiceDeps {
   jobs: Pick<JobSystem, 'enqueue'>;
   assets: Pick<AssetsService, 'refs' | 'readGenerated'>;
   clock: Clock;
+  changes: ChangePublisher;
 }
 
 const forgeNotFound = (id: string) => notFound(`Scene forge ${id} not found`, 'NOT_FOUND');
@@ -154,6 +156,8 @@ export function createScenesService(deps: ScenesServiceDeps) {
     async refine(p: Principal, forgeId: string, body: RefineBody): Promise<SceneForge> {
       const id = await refine(p, forgeId, body);
       const row = await repo.forgeById(id);
+      // The new variations moved the forge (back to pending or processing).
+      if (row) await publishChange(deps, 'scene_forge', row);
       return (await present([row!], p.org.id))[0]!;
     },
 

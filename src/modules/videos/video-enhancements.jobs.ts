@@ -15,6 +15,7 @@ import type { UsageLedger } from '../usage/usage.ledger.ts';
 import type { VideoInputs } from './video-inputs.ts';
 import { VIDEO_PROMPT_MAX_CHARS } from './video-models.ts';
 import type { VideoPromptEnhancementsTable } from './videos.tables.ts';
+import { type ChangePublisher, publishChange } from '../../events/publish.ts';
 
 const Payload = Type.Object({ promptEnhancementId: Uuid });
 
@@ -46,6 +47,7 @@ export interface VideoEnhancementJobsDeps {
   enhancer: VideoEnhancer;
   usage: Pick<UsageLedger, 'commit' | 'release'>;
   clock: Clock;
+  changes: ChangePublisher;
 }
 
 /**
@@ -65,6 +67,8 @@ export function enhancedPromptBound(row: Pick<VideoPromptEnhancementsTable, 'mod
  */
 export function videoEnhancementJobs(deps: VideoEnhancementJobsDeps): JobDefinition[] {
   const now = () => deps.clock().toISOString();
+  /** Announces the run as it is now (long-poll, webhooks); after the transition committed. */
+  const changed = (id: string) => publishChange(deps, 'video_prompt_enhancement', () => deps.repo.byId(id));
   return [
     defineJob({
       ...videoEnhancementJob,
@@ -76,6 +80,7 @@ export function videoEnhancementJobs(deps: VideoEnhancementJobsDeps): JobDefinit
         if (!(await deps.repo.start(id, now()))) return;
         const row = await deps.repo.byId(id);
         if (!row) return;
+        await publishChange(deps, 'video_prompt_enhancement', row);
         const result = await deps.enhancer.enhance(toVideoEnhancementInput(row, enhancedPromptBound(row)), {
           signal: ctx.signal,
         });
@@ -91,6 +96,7 @@ export function videoEnhancementJobs(deps: VideoEnhancementJobsDeps): JobDefinit
           now(),
         );
         if (finished && row.reservation_id) await deps.usage.commit(row.reservation_id);
+        if (finished) await changed(id);
       },
       async onFailed({ promptEnhancementId: id }, error, ctx) {
         ctx.log.error({ promptEnhancementId: id, err: error.message }, 'video prompt enhancement failed after retries');
@@ -102,6 +108,7 @@ export function videoEnhancementJobs(deps: VideoEnhancementJobsDeps): JobDefinit
           now(),
         );
         if (failed && row?.reservation_id) await deps.usage.release(row.reservation_id);
+        if (failed) await changed(id);
       },
     }),
   ];

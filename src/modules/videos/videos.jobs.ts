@@ -18,6 +18,7 @@ import type { UsageLedger } from '../usage/usage.ledger.ts';
 import type { VideoInputs } from './video-inputs.ts';
 import type { VideoModelId } from './video-models.ts';
 import type { GroupRow, VideoRow, VideosRepo } from './videos.repo.ts';
+import { type ChangePublisher, publishChange } from '../../events/publish.ts';
 
 const VariationPayload = Type.Object({ variationId: Uuid });
 
@@ -35,6 +36,7 @@ export interface VideoJobsDeps {
   /** The engine a model is mapped to (config). */
   videoEngine(model: VideoModelId): VideoEngine;
   clock: Clock;
+  changes: ChangePublisher;
 }
 
 const FAILED_AFTER_RETRIES = 'The video could not be generated after several attempts; try again';
@@ -68,6 +70,14 @@ export function enginePrompt(prompt: string, inputs: Pick<VideoInputs, 'dna'>): 
 export function videoJobs(deps: VideoJobsDeps): JobDefinition[] {
   const now = () => deps.clock().toISOString();
 
+  /** Announces the variation's group as it is now (its rolled-up status); after the transition committed. */
+  async function changed(variationId: string) {
+    await publishChange(deps, 'video_group', async () => {
+      const v = await deps.repo.variationById(variationId);
+      return v && deps.repo.groupById(v.group_id);
+    });
+  }
+
   async function fail(variationId: string, message: string) {
     const done = await deps.repo.finish(
       variationId,
@@ -76,6 +86,7 @@ export function videoJobs(deps: VideoJobsDeps): JobDefinition[] {
       now(),
     );
     if (done?.reservationId) await deps.usage.release(done.reservationId);
+    if (done) await changed(variationId);
   }
 
   /** An input's bytes; a deleted input fails the variation (it can never succeed). */
@@ -135,6 +146,7 @@ export function videoJobs(deps: VideoJobsDeps): JobDefinition[] {
       const v = await deps.repo.variationById(variationId);
       const g = v && (await deps.repo.groupById(v.group_id));
       if (!v || !g) return;
+      await publishChange(deps, 'video_group', g);
       const inputs = fromJson<VideoInputs>(g.context, null as never);
       const preview = previewKey(v.organization_id, v.asset_id);
       try {
@@ -142,6 +154,7 @@ export function videoJobs(deps: VideoJobsDeps): JobDefinition[] {
           // An earlier run stored the clip and died before finishing: finish with what it stored.
           const done = await deps.repo.finish(variationId, 'completed', { preview_key: preview }, now());
           if (done?.reservationId) await deps.usage.commit(done.reservationId);
+          if (done) await changed(variationId);
           return;
         }
         const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'atelier-video-job-'));
@@ -174,6 +187,7 @@ export function videoJobs(deps: VideoJobsDeps): JobDefinition[] {
             now(),
           );
           if (done?.reservationId) await deps.usage.commit(done.reservationId);
+          if (done) await changed(variationId);
         } finally {
           await fs.rm(dir, { recursive: true, force: true });
         }

@@ -10,7 +10,7 @@ import { createVideosService } from './videos.service.ts';
 
 /** Wires video generation and image-to-video prompt enhancement: repos, services (routes) and jobs. */
 export function createVideosModule(
-  deps: Pick<AppDeps, 'db' | 'plans' | 'storage' | 'jobs' | 'clock' | 'config' | 'usage' | 'assets'> & {
+  deps: Pick<AppDeps, 'db' | 'plans' | 'storage' | 'jobs' | 'clock' | 'config' | 'usage' | 'assets' | 'changes'> & {
     inputs: InputsResolver;
     engines: Pick<GenerationEngines, 'video' | 'videoEnhancer'>;
   },

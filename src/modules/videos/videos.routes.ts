@@ -67,6 +67,7 @@ export function videosRoutes(deps: Pick<AppDeps, 'videos' | 'videoEnhancements'>
     app.get(
       '/generated-videos-groups/:generatedVideosGroupId',
       {
+        config: { longPoll: { kind: 'video_group', param: 'generatedVideosGroupId' } },
         schema: {
           summary: 'Get a generated video group',
           tags,
@@ -104,6 +105,7 @@ export function videosRoutes(deps: Pick<AppDeps, 'videos' | 'videoEnhancements'>
     app.get(
       '/brands/:brandId/image-to-video-prompt-enhancements/:id',
       {
+        config: { longPoll: { kind: 'video_prompt_enhancement', param: 'id' } },
         schema: {
           summary: 'Get an image-to-video prompt enhancement',
           tags,
