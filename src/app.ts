@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps } from './app-deps.ts';
@@ -55,6 +56,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: deps.config.bodyLimit,
     frameworkErrors,
     clientErrorHandler,
+    // Slow clients: headers and whole requests have time bounds (408 past them), checked often
+    // enough for the bound to mean something (Node checks every 30 s by default).
+    serverFactory: (handler) =>
+      http.createServer(
+        {
+          headersTimeout: deps.config.httpTimeouts.headersMs,
+          requestTimeout: deps.config.httpTimeouts.requestMs,
+          connectionsCheckingInterval: Math.min(30_000, Math.max(250, deps.config.httpTimeouts.headersMs / 4)),
+        },
+        handler,
+      ),
     // A client-supplied x-request-id is kept when it is a UUID (the error body's requestId is one).
     genReqId: (req) => {
       const h = req.headers['x-request-id'];

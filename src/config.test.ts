@@ -83,6 +83,16 @@ describe('loadConfig', () => {
     ).toMatchObject({ provider: 'openai-images', apiKey: 'sk-test', model: 'gpt-image-1', timeoutMs: 60_000 });
   });
 
+  it('bounds slow clients, the headers never longer than the request', () => {
+    expect(load({}).httpTimeouts).toEqual({ headersMs: 30_000, requestMs: 900_000 });
+    expect(
+      load({ ATELIER_HEADERS_TIMEOUT_SECONDS: '120', ATELIER_REQUEST_TIMEOUT_SECONDS: '60' }).httpTimeouts,
+    ).toEqual({
+      headersMs: 60_000,
+      requestMs: 60_000,
+    });
+  });
+
   it('trusts no proxy unless told which', () => {
     expect(load({}).trustProxy).toEqual([]);
     expect(load({ ATELIER_TRUST_PROXY: 'false' }).trustProxy).toEqual([]);

@@ -37,6 +37,13 @@ export interface Config {
   rateLimit: { perSecond: number; burst: number };
   /** Largest JSON request body accepted, in bytes. */
   bodyLimit: number;
+  /**
+   * Slow-client bounds of the HTTP server: the headers must arrive within `headersMs`
+   * (ATELIER_HEADERS_TIMEOUT_SECONDS, default 30) and the whole request within `requestMs`
+   * (ATELIER_REQUEST_TIMEOUT_SECONDS, default 900: a 500 MB upload on a slow link); past either,
+   * 408 and the connection is closed.
+   */
+  httpTimeouts: { headersMs: number; requestMs: number };
   /** Jobs run at once per queue in each worker process (ATELIER_WORKER_CONCURRENCY). */
   workerConcurrency: number;
   /** Redis key prefix of the BullMQ queues (ATELIER_QUEUE_PREFIX); deployments sharing a Redis need one each. */
@@ -231,6 +238,13 @@ function int(env: Env, name: string, def: number, min: number, max: number): num
   return n;
 }
 
+function httpTimeouts(env: Env): Config['httpTimeouts'] {
+  const requestMs = int(env, 'ATELIER_REQUEST_TIMEOUT_SECONDS', 900, 1, 86_400) * 1000;
+  // Node refuses a headers bound longer than the request's.
+  const headersMs = Math.min(int(env, 'ATELIER_HEADERS_TIMEOUT_SECONDS', 30, 1, 600) * 1000, requestMs);
+  return { headersMs, requestMs };
+}
+
 /** A comma-separated list of IP addresses or CIDR ranges (`false`/unset: none). */
 function proxyList(env: Env, name: string): string[] {
   const raw = str(env, name);
@@ -382,6 +396,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       burst: int(env, 'ATELIER_RATE_LIMIT_BURST', 60, 1, 1_000_000),
     },
     bodyLimit: int(env, 'ATELIER_BODY_LIMIT', 1_048_576, 1024, 104_857_600),
+    httpTimeouts: httpTimeouts(env),
     workerConcurrency: int(env, 'ATELIER_WORKER_CONCURRENCY', 2, 1, 64),
     queuePrefix: queuePrefix(env),
     jobLeaseMs: int(env, 'ATELIER_JOB_LEASE_SECONDS', 30, 5, 3600) * 1000,

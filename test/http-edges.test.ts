@@ -87,6 +87,28 @@ describe('requests the HTTP parser refuses (raw socket)', () => {
   });
 });
 
+describe('slow clients (ATELIER_HEADERS_TIMEOUT_SECONDS)', () => {
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    t = await createTestApp('sqlite', { env: { ATELIER_HEADERS_TIMEOUT_SECONDS: '1' } });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (t.app.server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('answers 408 in the error body and closes a connection whose headers never finish', async () => {
+    const t0 = Date.now();
+    const res = parse(await raw(port, 'GET /healthz HTTP/1.1\r\nHost: a\r\nX-Slow: '));
+    expect(res.status).toBe(408);
+    expect(res.body.error.code).toBe('REQUEST_TIMEOUT');
+    expect(res.headers['x-request-id']).toBe(res.body.requestId);
+    expect(Date.now() - t0).toBeLessThan(5000);
+  });
+});
+
 describe('X-Forwarded-* headers (ATELIER_TRUST_PROXY)', () => {
   const opened: Deps[] = [];
   async function appWith(env: Record<string, string>) {

@@ -108,21 +108,21 @@ export function installErrorHandling(app: FastifyInstance): void {
  * Node's HTTP parser refuses some requests before Fastify sees them (headers over the size
  * limit, two Content-Length headers, Content-Length with chunked, a bad chunk size, NUL or folded
  * headers, a garbage request line). Fastify's `clientErrorHandler` option: answer them with the one
- * error body and an `x-request-id` too — 431 `HEADERS_TOO_LARGE` for oversized headers, 400
- * `INVALID_REQUEST` otherwise — and close the connection (the stream cannot be trusted after).
+ * error body and an `x-request-id` too — 431 `HEADERS_TOO_LARGE` for oversized headers, 408
+ * `REQUEST_TIMEOUT` for a client too slow to send its headers or request (ATELIER_*_TIMEOUT),
+ * 400 `INVALID_REQUEST` otherwise — and close the connection (the stream cannot be trusted after).
  */
 export function clientErrorResponse(err: NodeJS.ErrnoException & { rawPacket?: Buffer }): string {
   const requestId = randomUUID();
-  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? 431 : 400;
-  const body = JSON.stringify({
-    requestId,
-    error: tooLarge
-      ? { code: 'HEADERS_TOO_LARGE', message: 'The request line or headers are too large' }
-      : { code: 'INVALID_REQUEST', message: 'The request is not valid HTTP/1.1' },
-  });
+  const [status, reason, code, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'HEADERS_TOO_LARGE', 'The request line or headers are too large']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'REQUEST_TIMEOUT', 'The request did not arrive in time']
+        : [400, 'Bad Request', 'INVALID_REQUEST', 'The request is not valid HTTP/1.1'];
+  const body = JSON.stringify({ requestId, error: { code, message } });
   return (
-    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+    `HTTP/1.1 ${status} ${reason}\r\n` +
     'Content-Type: application/json; charset=utf-8\r\n' +
     `Content-Length: ${Buffer.byteLength(body)}\r\n` +
     `x-request-id: ${requestId}\r\n` +
