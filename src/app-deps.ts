@@ -23,6 +23,7 @@ import type { VideoEnhancementsService } from './modules/videos/video-enhancemen
 import type { IdempotencyRepo } from './modules/idempotency/idempotency.repo.ts';
 import type { Changes } from './events/changes.ts';
 import type { WebhooksService } from './modules/webhooks/webhooks.service.ts';
+import type { ConsoleService } from './modules/console/console.service.ts';
 
 /**
  * Everything the HTTP app needs; built once by `createDeps` (deps.ts), or by tests. Routes and
@@ -71,4 +72,6 @@ export interface AppDeps {
   changes: Changes;
   /** Signed webhook endpoints and deliveries (src/modules/webhooks); the admin CLI manages them. */
   webhooks: WebhooksService;
+  /** Console sign-in: passwords, invites, cookie sessions (src/modules/console). */
+  console: ConsoleService;
 }

@@ -24,6 +24,8 @@ import { enhancementsRoutes } from './modules/enhancements/enhancements.routes.t
 import { videosRoutes } from './modules/videos/videos.routes.ts';
 import { createRouteCatalog } from './mcp/route-catalog.ts';
 import { mcpRoutes } from './mcp/mcp.routes.ts';
+import { apiKeysRoutes } from './modules/access/api-keys.routes.ts';
+import { consoleRoutes } from './modules/console/console.routes.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -102,6 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(brandsRoutes(deps));
       await v1.register(usageRoutes(deps));
       await v1.register(consoleOnlyRoutes());
+      await v1.register(apiKeysRoutes(deps));
       await v1.register(blobRoutes(deps));
       await v1.register(assetsRoutes(deps));
       await v1.register(extractionRoutes(deps));
@@ -114,6 +117,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: '/v1' },
   );
   await app.register(mcpRoutes({ ...deps, app, catalog }));
+  // The web console: its sign-in API (/console/api) and the built UI (/console).
+  await app.register(consoleRoutes(deps));
   return app;
 }
 

@@ -66,6 +66,8 @@ export interface Config {
   longPollMax: number;
   /** Signed webhooks (src/modules/webhooks). */
   webhooks: WebhookSettings;
+  /** ATELIER_CONSOLE_DIR: the built web console served at /console (default `<install>/console/dist`). */
+  consoleDir: string;
 }
 
 export interface WebhookSettings {
@@ -411,5 +413,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       retryScheduleMs: durationList(env, 'ATELIER_WEBHOOK_RETRY_SCHEDULE', DEFAULT_WEBHOOK_RETRY_SCHEDULE),
       concurrency: int(env, 'ATELIER_WEBHOOK_CONCURRENCY', 8, 1, 256),
     },
+    consoleDir: path.resolve(
+      cwd,
+      str(env, 'ATELIER_CONSOLE_DIR') ?? path.join(import.meta.dirname, '..', 'console', 'dist'),
+    ),
   };
 }

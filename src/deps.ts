@@ -31,6 +31,7 @@ import { createIdempotencyModule } from './modules/idempotency/idempotency.modul
 import { createChanges } from './events/changes.ts';
 import { redisTransport } from './events/redis-transport.ts';
 import { createWebhooksModule } from './modules/webhooks/webhooks.module.ts';
+import { createConsoleModule } from './modules/console/console.module.ts';
 
 export interface DepsOverrides {
   clock?: Clock;
@@ -150,7 +151,14 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
   const webhooksModule = createWebhooksModule({ db, clock, fetcher, jobs, config, access });
   jobs.register(...webhooksModule.jobs);
   changes.addSink((change) => webhooksModule.service.onChange(change));
-  const schedules = [...assetsModule.schedules, ...extractionModule.schedules, ...idempotencyModule.schedules];
+  const consoleModule = createConsoleModule({ db, clock, config });
+  jobs.register(...consoleModule.jobs);
+  const schedules = [
+    ...assetsModule.schedules,
+    ...extractionModule.schedules,
+    ...idempotencyModule.schedules,
+    ...consoleModule.schedules,
+  ];
   return {
     config,
     db,
@@ -177,6 +185,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     idempotency: idempotencyModule.repo,
     changes,
     webhooks: webhooksModule.service,
+    console: consoleModule.service,
     /** Starts consuming jobs (serve, worker, tests) after putting every module's schedule in place. */
     async startWorkers(opts = {}) {
       for (const sch of schedules) await jobs.schedule(sch.name, sch.payload, { everyMs: sch.everyMs });

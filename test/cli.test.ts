@@ -195,6 +195,71 @@ describe('atelier CLI (real processes)', () => {
   );
 
   it(
+    'invites a console user: user add prints a one-time link that signs in; set-password reads stdin',
+    async () => {
+      const org = await admin<{ id: string }>('org', 'create', '--name', 'Console Co');
+      const user = await admin<{ id: string; inviteUrl: string }>(
+        'user',
+        'add',
+        '--org',
+        org.id,
+        '--name',
+        'Cleo',
+        '--email',
+        'cleo@example.com',
+        '--role',
+        'admin',
+      );
+      expect(user.inviteUrl).toMatch(/^http:\/\/localhost:8080\/console\/#\/invite\/[A-Za-z0-9_-]{43}$/);
+      const token = user.inviteUrl.split('/').pop() as string;
+      const post = (url: string, body: unknown) =>
+        fetch(`${base}${url}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const accepted = await post('/console/api/invites/accept', { token, password: 'correct horse battery' });
+      expect(accepted.status).toBe(200);
+      expect(((await accepted.json()) as { user: unknown }).user).toMatchObject({
+        id: user.id,
+        email: 'cleo@example.com',
+        role: 'admin',
+      });
+      expect((await post('/console/api/invites/accept', { token, password: 'correct horse battery' })).status).toBe(
+        400,
+      );
+      const login = await post('/console/api/login', { email: 'Cleo@example.com', password: 'correct horse battery' });
+      expect(login.status).toBe(200);
+      const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
+      expect((await fetch(`${base}/v1/api-keys`, { headers: { cookie } })).status).toBe(200);
+
+      const again = await admin<{ inviteUrl: string }>('user', 'invite', user.id);
+      expect(again.inviteUrl).not.toBe(user.inviteUrl);
+
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'src/main.ts', 'admin', 'user', 'set-password', user.id],
+        {
+          cwd: ROOT,
+          env: env(),
+        },
+      );
+      child.stdin?.end('a brand new passphrase\n');
+      const set = await collect(child);
+      expect(set.code, set.stderr).toBe(0);
+      // The new password signs in, the old one no longer does, and the old session was ended.
+      expect(
+        (await post('/console/api/login', { email: 'cleo@example.com', password: 'a brand new passphrase' })).status,
+      ).toBe(200);
+      expect(
+        (await post('/console/api/login', { email: 'cleo@example.com', password: 'correct horse battery' })).status,
+      ).toBe(401);
+      expect((await fetch(`${base}/v1/api-keys`, { headers: { cookie } })).status).toBe(401);
+    },
+    SLOW,
+  );
+
+  it(
     'exits 1 with a message when an operation is refused',
     async () => {
       const results = await Promise.all([

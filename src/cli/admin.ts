@@ -11,7 +11,10 @@ export const ADMIN_USAGE = `atelier admin <command>
   org list [--json]
   org set-plan <orgId> <planSlug> [--json]
   org set-overrides <orgId> <json> [--json]        e.g. '{"pools":{"image_generations":500}}'
-  user add --org ORG_ID --name NAME [--email E] [--role owner|admin|member|viewer] [--platform-admin] [--json]
+  user add --org ORG_ID --name NAME [--email E] [--role owner|admin|member|viewer] [--platform-admin] [--no-invite] [--json]
+                                                    with --email, prints a one-time console invite link (72 h)
+  user invite <userId> [--json]                    a new one-time console invite link (older ones stop working)
+  user set-password <userId>                       reads the console password from stdin (e.g. local setups)
   user list [--org ORG_ID] [--json]
   user set-role <userId> <role> [--platform-admin|--no-platform-admin] [--json]
   user remove <userId>
@@ -27,8 +30,24 @@ export const ADMIN_USAGE = `atelier admin <command>
   webhook test <endpointId> [--json]               sends a webhook.test event now; exit 1 if it fails
   webhook deliveries <endpointId> [--limit N] [--json]`;
 
+/** The first line of standard input (a password piped in, or typed at a prompt). */
+async function readLineFromStdin(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('Password (at least 12 characters): ');
+  let data = '';
+  for await (const chunk of process.stdin) {
+    data += String(chunk);
+    if (data.includes('\n')) break;
+  }
+  return data.split(/\r?\n/)[0] ?? '';
+}
+
 /** Runs one `atelier admin …` command against the shared services; prints to `out`. */
-export async function runAdmin(argv: string[], deps: Deps, out: Out): Promise<void> {
+export async function runAdmin(
+  argv: string[],
+  deps: Deps,
+  out: Out,
+  readLine: () => Promise<string> = readLineFromStdin,
+): Promise<void> {
   const [group, action, ...rest] = argv;
   const { access } = deps;
   const print = (json: boolean | undefined, value: unknown, human: string) => out(json ? JSON.stringify(value) : human);
@@ -101,6 +120,7 @@ export async function runAdmin(argv: string[], deps: Deps, out: Out): Promise<vo
       email: { type: 'string' },
       role: { type: 'string' },
       'platform-admin': { type: 'boolean' },
+      invite: { type: 'boolean' },
       json: { type: 'boolean' },
     });
     if (action === 'add') {
@@ -112,7 +132,37 @@ export async function runAdmin(argv: string[], deps: Deps, out: Out): Promise<vo
         role: values.role ?? 'member',
         platformAdmin: values['platform-admin'] ?? false,
       });
-      return print(values.json, user, `User ${user.id} "${user.name}" (${user.role}) in ${user.organizationId}`);
+      const added = `User ${user.id} "${user.name}" (${user.role}) in ${user.organizationId}`;
+      if (!user.email || values.invite === false) {
+        return print(values.json, user, user.email ? added : `${added}\n(no --email: no console invite)`);
+      }
+      let invite: Awaited<ReturnType<Deps['console']['createInvite']>>;
+      try {
+        invite = await deps.console.createInvite(user.id);
+      } catch (err) {
+        // The user exists now: say why there is no link rather than failing the command.
+        if (!(err instanceof AccessError)) throw err;
+        return print(values.json, { ...user, inviteError: err.message }, `${added}\nNo console invite: ${err.message}`);
+      }
+      return print(
+        values.json,
+        { ...user, inviteUrl: invite.url, inviteExpiresAt: invite.expiresAt },
+        `${added}\nConsole invite (one-time, until ${invite.expiresAt}): ${invite.url}`,
+      );
+    }
+    if (action === 'invite') {
+      const invite = await deps.console.createInvite(positional(positionals, 0, 'userId'));
+      return print(
+        values.json,
+        { inviteUrl: invite.url, inviteExpiresAt: invite.expiresAt },
+        `Console invite (one-time, until ${invite.expiresAt}): ${invite.url}`,
+      );
+    }
+    if (action === 'set-password') {
+      const id = positional(positionals, 0, 'userId');
+      const password = await readLine();
+      await deps.console.setPassword(id, password);
+      return print(values.json, { userId: id }, `Password set for user ${id}; their console sessions were ended`);
     }
     if (action === 'list') {
       const users = await access.listUsers(values.org);

@@ -5,6 +5,7 @@ import { can, type Permission } from '../modules/access/access.roles.ts';
 import type { Feature } from '../modules/usage/plans.ts';
 import type { AppDeps } from '../app-deps.ts';
 import { forbidden, rateLimited, unauthorized } from './errors.ts';
+import { sameToken, sessionIdOf } from '../modules/console/cookies.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -32,25 +33,50 @@ export function principalOf(request: FastifyRequest): Principal {
  * Authentication and authorization for every route that does not opt out, in this order:
  * 401 (no valid key) → 429 rate limit (per key) → 403 outside the developer surface →
  * 403 missing permission → 403 plan feature missing.
+ *
+ * Without an Authorization header, the console's session cookie authenticates instead (an
+ * Authorization header, even a bad one, always wins): 401 (no valid session) → 429 (per user) →
+ * 403 `CSRF_FAILED` on a write without the session's X-CSRF-Token → permission → plan feature.
+ * Sessions may call console-only routes.
  */
 export function installAuth(
   app: FastifyInstance,
-  deps: Pick<AppDeps, 'access' | 'plans' | 'rateLimiter' | 'keyUsage'>,
+  deps: Pick<AppDeps, 'access' | 'plans' | 'rateLimiter' | 'keyUsage' | 'console'>,
 ): void {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
     const cfg = request.routeOptions.config;
     if (cfg.auth === false || !request.routeOptions.url) return;
-    const token = bearerToken(request.headers.authorization);
-    if (!token) throw unauthorized('Missing API key: send Authorization: Bearer <API_KEY>');
-    const principal = await deps.access.authenticate(token);
-    if (!principal) throw unauthorized('Invalid, unknown, revoked or expired API key');
-    request.principal = principal;
-    deps.keyUsage.touch(principal.apiKeyId);
-    const decision = await deps.rateLimiter.take(principal.apiKeyId);
-    if (!decision.ok) throw rateLimited(decision.retryAfter);
-    if (cfg.surface === 'console') {
-      throw forbidden('This endpoint is not available to API keys');
+    const sessionId = request.headers.authorization === undefined ? sessionIdOf(request.headers.cookie) : undefined;
+    let principal: Principal;
+    if (sessionId !== undefined) {
+      const session = await deps.console.authenticate(sessionId);
+      if (!session) throw unauthorized('Your console session is invalid or has expired: sign in again');
+      principal = session.principal;
+      request.principal = principal;
+      const decision = await deps.rateLimiter.take(principal.apiKeyId);
+      if (!decision.ok) throw rateLimited(decision.retryAfter);
+      const csrf = request.headers['x-csrf-token'];
+      if (
+        request.method !== 'GET' &&
+        request.method !== 'HEAD' &&
+        !sameToken(typeof csrf === 'string' ? csrf : undefined, session.view.csrfToken)
+      ) {
+        throw forbidden('Missing or wrong X-CSRF-Token header for this console session', 'CSRF_FAILED');
+      }
+    } else {
+      const token = bearerToken(request.headers.authorization);
+      if (!token) throw unauthorized('Missing API key: send Authorization: Bearer <API_KEY>');
+      const found = await deps.access.authenticate(token);
+      if (!found) throw unauthorized('Invalid, unknown, revoked or expired API key');
+      principal = found;
+      request.principal = principal;
+      deps.keyUsage.touch(principal.apiKeyId);
+      const decision = await deps.rateLimiter.take(principal.apiKeyId);
+      if (!decision.ok) throw rateLimited(decision.retryAfter);
+      if (cfg.surface === 'console') {
+        throw forbidden('This endpoint is not available to API keys');
+      }
     }
     const method = request.method;
     const permission = cfg.permission ?? (method === 'GET' || method === 'HEAD' ? 'read' : undefined);

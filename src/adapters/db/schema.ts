@@ -9,6 +9,7 @@ import type { GenerationTables } from '../../modules/generation/generation.table
 import type { VideoTables } from '../../modules/videos/videos.tables.ts';
 import type { IdempotencyTables } from '../../modules/idempotency/idempotency.tables.ts';
 import type { WebhooksTables } from '../../modules/webhooks/webhooks.tables.ts';
+import type { ConsoleTables } from '../../modules/console/console.tables.ts';
 
 /**
  * The whole relational schema as Kysely sees it: each feature module declares its own tables in
@@ -25,4 +26,5 @@ export interface DB
     GenerationTables,
     VideoTables,
     IdempotencyTables,
-    WebhooksTables {}
+    WebhooksTables,
+    ConsoleTables {}

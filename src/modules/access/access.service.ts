@@ -18,6 +18,11 @@ export interface Principal {
   role: Role;
   platformAdmin: boolean;
   org: { id: string; name: string; planSlug: string; overrides: OrgOverrides };
+  /**
+   * 'session' when the caller signed in to the console (cookie); then `apiKeyId` is
+   * `user:<userId>` (the rate-limit bucket) and `keyId` is empty. Absent for API keys.
+   */
+  via?: 'session';
 }
 
 export interface Organization {

@@ -1,22 +1,38 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { errorResponses } from '../../http/errors.ts';
+import { AppError, errorResponses } from '../../http/errors.ts';
+import type { Permission } from './access.roles.ts';
 
 /**
- * Routes outside the developer surface. They exist so that keys get a clear 403 (not a 404);
- * the signed-in console that may call them comes later. With a key they never run.
+ * Console-only routes not built yet. They exist so that keys get a clear 403 (not a 404), and a
+ * signed-in console session gets 501 `NOT_IMPLEMENTED`. The console-only routes that work live in
+ * their modules: API keys (access/api-keys.routes.ts), brand and asset deletion (brands, assets).
  */
-const CONSOLE_ROUTES: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; summary: string }[] = [
-  { method: 'DELETE', url: '/brands/:brandId', summary: 'Delete a brand (console only)' },
-  { method: 'DELETE', url: '/assets/:assetId', summary: 'Delete an asset (console only)' },
-  { method: 'GET', url: '/api-keys', summary: 'List API keys (console only)' },
-  { method: 'POST', url: '/api-keys', summary: 'Create an API key (console only)' },
-  { method: 'DELETE', url: '/api-keys/:keyId', summary: 'Delete an API key (console only)' },
-  { method: 'POST', url: '/api-keys/:keyId/regenerate', summary: 'Regenerate an API key (console only)' },
-  { method: 'POST', url: '/brands/:brandId/campaigns', summary: 'Generate a campaign (console only)' },
-  { method: 'POST', url: '/brands/:brandId/themes', summary: 'Generate themes (console only)' },
-  { method: 'GET', url: '/trends', summary: 'Trends (console only)' },
-  { method: 'POST', url: '/partner-creatives', summary: 'Submit a partner creative (console only)' },
+const CONSOLE_ROUTES: {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  url: string;
+  summary: string;
+  permission: Permission;
+}[] = [
+  {
+    method: 'POST',
+    url: '/brands/:brandId/campaigns',
+    summary: 'Generate a campaign (console only, not implemented)',
+    permission: 'generate',
+  },
+  {
+    method: 'POST',
+    url: '/brands/:brandId/themes',
+    summary: 'Generate themes (console only, not implemented)',
+    permission: 'generate',
+  },
+  { method: 'GET', url: '/trends', summary: 'Trends (console only, not implemented)', permission: 'read' },
+  {
+    method: 'POST',
+    url: '/partner-creatives',
+    summary: 'Submit a partner creative (console only, not implemented)',
+    permission: 'generate',
+  },
 ];
 
 export function consoleOnlyRoutes(): FastifyPluginAsync {
@@ -26,16 +42,16 @@ export function consoleOnlyRoutes(): FastifyPluginAsync {
       app.route({
         method: r.method,
         url: r.url,
-        config: { surface: 'console' },
+        config: { surface: 'console', permission: r.permission, idempotency: false },
         schema: {
           summary: r.summary,
           tags: ['console'],
           ...(params.length ? { params: Type.Object(Object.fromEntries(params.map((p) => [p, Type.String()]))) } : {}),
-          response: errorResponses(401, 403),
+          response: errorResponses(401, 403, 501),
         },
-        // Unreachable with an API key: the auth hook answers 403 first.
+        // API keys never get here (403 first); console sessions do.
         handler: async () => {
-          throw new Error('console route reached without a console session');
+          throw new AppError(501, 'NOT_IMPLEMENTED', `${r.method} /v1${r.url} is not implemented yet`);
         },
       });
     }

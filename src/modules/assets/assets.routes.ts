@@ -18,9 +18,12 @@ import {
   UploadIdParams,
 } from './assets.schemas.ts';
 import type { AssetsService } from './assets.service.ts';
+import { deleteAsset } from './assets.delete.ts';
 
-/** The spec's upload flow and asset reads (asset deletion is console-only). */
-export function assetsRoutes(deps: Pick<AppDeps, 'config'> & { assets: AssetsService }): FastifyPluginAsync {
+/** The spec's upload flow and asset reads, and asset deletion (console-only: API keys get 403). */
+export function assetsRoutes(
+  deps: Pick<AppDeps, 'config' | 'db' | 'storage' | 'clock'> & { assets: AssetsService },
+): FastifyPluginAsync {
   const service = deps.assets;
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
@@ -85,6 +88,32 @@ export function assetsRoutes(deps: Pick<AppDeps, 'config'> & { assets: AssetsSer
         },
       },
       async (request) => service.get(principalOf(request), request.params.assetId),
+    );
+
+    app.delete(
+      '/assets/:assetId',
+      {
+        config: { surface: 'console', permission: 'assets:delete' },
+        schema: {
+          summary: 'Delete an asset and its stored files (console only)',
+          tags: ['console'],
+          params: AssetIdParams,
+          response: {
+            204: { type: 'null', description: 'Deleted' },
+            ...errorResponses(400, 401, 403, 404, 409, 429, 500),
+          },
+        },
+      },
+      async (request, reply) => {
+        await deleteAsset(
+          deps.db,
+          deps.storage,
+          principalOf(request).org.id,
+          request.params.assetId,
+          deps.clock().toISOString(),
+        );
+        return reply.code(204).send(null);
+      },
     );
 
     app.get(

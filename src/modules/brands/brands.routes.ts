@@ -15,6 +15,7 @@ import {
 } from './brands.schemas.ts';
 import { createBrandsRepo } from './brands.repo.ts';
 import { createBrandsService } from './brands.service.ts';
+import { deleteBrand } from './brands.delete.ts';
 import { ifNoneMatchHit } from '../../http/etag.ts';
 import { pageLinks } from '../../http/pagination.ts';
 
@@ -24,9 +25,9 @@ const CACHE_CONTROL = 'private, no-cache';
 const etagHeader = { ETag: Type.String({ description: 'Strong entity tag of the representation' }) };
 const cacheHeader = { 'Cache-Control': Type.String({ description: CACHE_CONTROL }) };
 
-/** POST/GET/PUT /brands (DELETE is console-only, see access/console.routes.ts). */
+/** POST/GET/PUT /brands, and DELETE (console-only: API keys get 403). */
 export function brandsRoutes(
-  deps: Pick<AppDeps, 'db' | 'clock' | 'config' | 'assetRefs' | 'readCache'>,
+  deps: Pick<AppDeps, 'db' | 'clock' | 'config' | 'assetRefs' | 'readCache' | 'storage'>,
 ): FastifyPluginAsync {
   const service = createBrandsService({
     repo: createBrandsRepo(deps.db, deps.readCache),
@@ -145,6 +146,26 @@ export function brandsRoutes(
         );
         reply.header('etag', etag);
         return brand;
+      },
+    );
+
+    app.delete(
+      '/brands/:brandId',
+      {
+        config: { surface: 'console', permission: 'brands:delete' },
+        schema: {
+          summary: 'Delete a brand with its assets, extractions, Brand DNA and generations (console only)',
+          tags: ['console'],
+          params: BrandParams,
+          response: {
+            204: { type: 'null', description: 'Deleted' },
+            ...errorResponses(400, 401, 403, 404, 409, 429, 500),
+          },
+        },
+      },
+      async (request, reply) => {
+        await deleteBrand(deps.db, deps.storage, principalOf(request).org.id, request.params.brandId);
+        return reply.code(204).send(null);
       },
     );
   };

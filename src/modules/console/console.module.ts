@@ -1,0 +1,35 @@
+import { Type } from 'typebox';
+import type { AppDeps } from '../../app-deps.ts';
+import { defineJob, type JobRef } from '../../jobs/types.ts';
+import { createAccessRepo } from '../access/access.repo.ts';
+import { createConsoleRepo } from './console.repo.ts';
+import { createConsoleService } from './console.service.ts';
+
+export const purgeConsoleSessionsJob: JobRef = { name: 'console.purge', payload: Type.Object({}) };
+/** How often expired sessions (and used invites, old failed sign-ins) are removed. */
+const PURGE_EVERY_MS = 3_600_000;
+
+/** Wires console sign-in (src/modules/console): its service, the purge job and its schedule. */
+export function createConsoleModule(deps: Pick<AppDeps, 'db' | 'clock' | 'config'>) {
+  const repo = createConsoleRepo(deps.db);
+  const service = createConsoleService({
+    repo,
+    access: createAccessRepo(deps.db),
+    clock: deps.clock,
+    config: deps.config,
+  });
+  const jobs = [
+    defineJob({
+      ...purgeConsoleSessionsJob,
+      queue: 'maintenance',
+      attempts: 1,
+      timeoutMs: 120_000,
+      async handler(_payload, ctx) {
+        const removed = await service.purgeExpired();
+        if (removed.sessions || removed.invites || removed.failures) ctx.log.info(removed, 'console records purged');
+      },
+    }),
+  ];
+  const schedules = [{ name: purgeConsoleSessionsJob.name, payload: {}, everyMs: PURGE_EVERY_MS }];
+  return { repo, service, jobs, schedules };
+}
