@@ -17,8 +17,12 @@ import type { Body, CallOptions, OperationKey, Query, Success } from './types.ts
 export interface AtelierOptions {
   /** Server root, e.g. `https://atelier.example.com` (a trailing `/v1` is accepted). */
   baseUrl: string;
-  /** `atl_<env>_<keyId>.<secret>` */
-  apiKey: string;
+  /** `atl_<env>_<keyId>.<secret>`; required unless `credentials` (cookie auth in a browser) is set. */
+  apiKey?: string;
+  /** Cookie auth (the web console): fetch `credentials` for every authenticated call, e.g. `same-origin`. */
+  credentials?: RequestInit['credentials'];
+  /** Extra headers per authenticated call, e.g. `X-CSRF-Token` on non-GET requests with cookie auth. */
+  headers?: (req: { method: string; url: string }) => Record<string, string> | undefined;
   /** A fetch implementation (default: the global fetch). */
   fetch?: FetchLike;
   /** Retries after the first attempt on 429, 5xx (idempotent calls) and network errors (default 3). */
@@ -134,7 +138,7 @@ export class Atelier {
   readonly #etags = new Map<string, string>();
 
   constructor(options: AtelierOptions) {
-    if (!options?.apiKey) throw new TypeError('Atelier: apiKey is required');
+    if (!options?.apiKey && !options?.credentials) throw new TypeError('Atelier: apiKey is required');
     this.http = new Transport(options);
   }
 

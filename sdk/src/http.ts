@@ -21,6 +21,13 @@ export interface TransportOptions {
    * the header (it replays the first answer); elsewhere a retried POST could run twice. Default false.
    */
   idempotencyKeys?: boolean | undefined;
+  /**
+   * Cookie auth (browsers): sent as fetch `credentials` on authenticated calls, e.g. `same-origin`.
+   * Signed links (auth: false) never get it.
+   */
+  credentials?: RequestInit['credentials'] | undefined;
+  /** Extra headers per authenticated call (e.g. a CSRF token on non-GET requests); the call's own headers win. */
+  headers?: ((req: { method: string; url: string }) => Record<string, string> | undefined) | undefined;
 }
 
 export interface HttpRequest {
@@ -109,6 +116,17 @@ export const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 
+/** A random UUID; crypto.randomUUID exists only in secure contexts (browsers on plain http lack it). */
+export function uuid(): string {
+  const c = globalThis.crypto;
+  if (typeof c.randomUUID === 'function') return c.randomUUID();
+  const b = c.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
 function causeCode(err: unknown): string | undefined {
   let e: unknown = err;
   for (let i = 0; i < 5 && e && typeof e === 'object'; i++) {
@@ -129,6 +147,8 @@ export class Transport {
   readonly #max: number;
   readonly #userAgent: string;
   readonly #idempotencyKeys: boolean;
+  readonly #credentials: RequestInit['credentials'] | undefined;
+  readonly #headers: TransportOptions['headers'];
 
   constructor(o: TransportOptions) {
     if (!o.baseUrl) throw new TypeError('Atelier: baseUrl is required (e.g. http://localhost:8080)');
@@ -142,6 +162,8 @@ export class Transport {
     this.#max = o.maxRetryDelayMs ?? 30_000;
     this.#userAgent = o.userAgent ?? 'atelier-sdk/0.1';
     this.#idempotencyKeys = o.idempotencyKeys ?? true;
+    this.#credentials = o.credentials;
+    this.#headers = o.headers;
   }
 
   url(path: string, query?: Record<string, unknown>): string {
@@ -161,7 +183,7 @@ export class Transport {
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': this.#userAgent,
-      'x-request-id': globalThis.crypto.randomUUID(),
+      'x-request-id': uuid(),
     };
     if (req.auth !== false && this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
     let body: RequestInit['body'] | undefined;
@@ -171,7 +193,10 @@ export class Transport {
       body = JSON.stringify(req.body);
     }
     if (this.#idempotencyKeys && method === 'POST' && req.auth !== false) {
-      headers['idempotency-key'] = globalThis.crypto.randomUUID();
+      headers['idempotency-key'] = uuid();
+    }
+    if (req.auth !== false && this.#headers) {
+      for (const [k, v] of Object.entries(this.#headers({ method, url }) ?? {})) headers[k.toLowerCase()] = v;
     }
     for (const [k, v] of Object.entries(req.headers ?? {})) headers[k.toLowerCase()] = v;
     const keyed = method === 'POST' && headers['idempotency-key'] !== undefined;
@@ -182,7 +207,9 @@ export class Transport {
       const signals = [AbortSignal.timeout(timeoutMs), ...(req.signal ? [req.signal] : [])];
       let res: Response;
       try {
-        res = await this.#fetch(url, { method, headers, body: body ?? null, signal: AbortSignal.any(signals) });
+        const init: RequestInit = { method, headers, body: body ?? null, signal: AbortSignal.any(signals) };
+        if (this.#credentials && req.auth !== false) init.credentials = this.#credentials;
+        res = await this.#fetch(url, init);
       } catch (err) {
         if (req.signal?.aborted) throw req.signal.reason ?? err;
         const timedOut = (err as Error)?.name === 'TimeoutError';

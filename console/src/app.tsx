@@ -1,0 +1,206 @@
+/** The console shell: session, sign-in gate, navigation, usage meters and the routed screen. */
+import { useEffect, useState } from 'preact/hooks';
+import { api, auth, type Session, setCsrfToken } from './api.ts';
+import { poolViews } from './format.ts';
+import { navigate, onUnauthorized, useAsync, useRoute } from './hooks.ts';
+import { isPublic, type Route } from './router.ts';
+import { BrandForm } from './screens/brand-form.tsx';
+import { BrandPage } from './screens/brand.tsx';
+import { BrandsList } from './screens/brands.tsx';
+import { KeysScreen } from './screens/keys.tsx';
+import { InviteScreen, LoginScreen } from './screens/login.tsx';
+import { Button, Loading, Toaster } from './ui.tsx';
+
+export function App() {
+  const route = useRoute();
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+
+  const signedIn = (s: Session | null) => {
+    setCsrfToken(s?.csrfToken);
+    setSession(s);
+  };
+
+  useEffect(() => {
+    onUnauthorized(() => signedIn(null));
+    auth.me().then(
+      (s) => signedIn(s),
+      () => signedIn(null),
+    );
+  }, []);
+
+  // Signed out on a private page: to sign-in, coming back afterwards.
+  useEffect(() => {
+    if (session === null && !isPublic(route)) {
+      sessionStorage.setItem('atelier.after-login', location.hash);
+      navigate('#/login');
+    }
+    if (session && route.name === 'login') navigate(sessionStorage.getItem('atelier.after-login') || '#/brands');
+  }, [session, route.name]);
+
+  if (route.name === 'invite') {
+    return (
+      <Centered>
+        <InviteScreen
+          token={route.token}
+          onDone={(s) => {
+            signedIn(s);
+            navigate('#/brands');
+          }}
+        />
+      </Centered>
+    );
+  }
+  if (session === undefined) {
+    return (
+      <Centered>
+        <Loading />
+      </Centered>
+    );
+  }
+  if (session === null || route.name === 'login') {
+    return (
+      <Centered>
+        <LoginScreen onDone={signedIn} />
+      </Centered>
+    );
+  }
+  return (
+    <Shell
+      session={session}
+      route={route}
+      onSignOut={async () => {
+        await auth.logout().catch(() => {});
+        sessionStorage.removeItem('atelier.after-login');
+        signedIn(null);
+      }}
+    >
+      <Screen route={route} />
+    </Shell>
+  );
+}
+
+function Screen({ route }: { route: Route }) {
+  switch (route.name) {
+    case 'brands':
+      return <BrandsList />;
+    case 'brand-new':
+      return <BrandForm />;
+    case 'brand':
+      return <BrandPage key={route.id} id={route.id} tab={route.tab} query={route.query} />;
+    case 'keys':
+      return <KeysScreen />;
+    default:
+      return (
+        <section class="page">
+          <h1>Page not found</h1>
+          <p>
+            <a href="#/brands">Go to your brands</a>
+          </p>
+        </section>
+      );
+  }
+}
+
+function Centered({ children }: { children: preact.ComponentChildren }) {
+  return (
+    <main class="centered" id="main">
+      <div class="brandmark" aria-hidden="true">
+        Atelier
+      </div>
+      {children}
+      <Toaster />
+    </main>
+  );
+}
+
+function Shell(props: { session: Session; route: Route; onSignOut: () => void; children: preact.ComponentChildren }) {
+  const { user } = props.session;
+  const [menu, setMenu] = useState(false);
+  const section = props.route.name === 'keys' ? 'keys' : 'brands';
+  useEffect(() => setMenu(false), [props.route]);
+  return (
+    <div class="shell">
+      <button type="button" class="skip" onClick={() => document.getElementById('main')?.focus()}>
+        Skip to content
+      </button>
+      <header class="topbar">
+        <span class="logo">Atelier</span>
+        <span class="org" data-testid="org-name" title="Organization">
+          {user.organizationName}
+        </span>
+        <Button
+          variant="ghost"
+          class="menu-toggle"
+          aria-expanded={menu ? 'true' : 'false'}
+          aria-controls="sidebar"
+          onClick={() => setMenu(!menu)}
+        >
+          Menu
+        </Button>
+        <span class="user" data-testid="user-name">
+          {user.name || user.email} <span class="role">{user.role}</span>
+        </span>
+        <Button variant="ghost" onClick={props.onSignOut} data-testid="sign-out">
+          Sign out
+        </Button>
+      </header>
+      <aside id="sidebar" class={`sidebar${menu ? ' open' : ''}`}>
+        <nav aria-label="Main">
+          <a
+            href="#/brands"
+            class="nav-link"
+            aria-current={section === 'brands' ? 'page' : undefined}
+            data-testid="nav-brands"
+          >
+            Brands
+          </a>
+          <a
+            href="#/keys"
+            class="nav-link"
+            aria-current={section === 'keys' ? 'page' : undefined}
+            data-testid="nav-keys"
+          >
+            API keys
+          </a>
+        </nav>
+        <UsageMeters routeKey={props.route} />
+      </aside>
+      <main class="content" id="main" tabIndex={-1}>
+        {props.children}
+      </main>
+      <Toaster />
+    </div>
+  );
+}
+
+function UsageMeters({ routeKey }: { routeKey: Route }) {
+  const usage = useAsync((signal) => api.usage.get({ signal }), [routeKey]);
+  const views = poolViews(usage.data?.pools);
+  return (
+    <section class="usage" aria-labelledby="usage-title" data-testid="usage">
+      <h2 id="usage-title">Usage this month</h2>
+      {usage.data ? <p class="hint">Plan: {usage.data.plan_slug}</p> : null}
+      {usage.error && !usage.data ? <p class="hint">Usage unavailable</p> : null}
+      {views.map((v) => (
+        <div class="meter" key={v.id} data-testid={`usage-${v.id}`}>
+          <div class="meter-label">
+            <span id={`pool-${v.id}`}>{v.label}</span>
+            <span class="meter-text">{v.text}</span>
+          </div>
+          {/* biome-ignore lint/a11y/useSemanticElements: <meter> cannot be styled consistently; the ARIA meter is equivalent */}
+          <div
+            class={`meter-bar meter-${v.level}`}
+            role="meter"
+            aria-labelledby={`pool-${v.id}`}
+            aria-valuemin={0}
+            aria-valuemax={100}
+            aria-valuenow={v.fraction === undefined ? 0 : Math.round(v.fraction * 100)}
+            aria-valuetext={v.text}
+          >
+            <span style={{ width: `${v.fraction === undefined ? 0 : Math.max(2, v.fraction * 100)}%` }} />
+          </div>
+        </div>
+      ))}
+    </section>
+  );
+}

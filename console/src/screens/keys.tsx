@@ -1,0 +1,224 @@
+/** API keys: list, create (token shown once), regenerate, revoke. */
+import { useState } from 'preact/hooks';
+import { type ApiKey, keys } from '../api.ts';
+import { endOfDayIso, formatDate, formatDay, keyState, relativeTime } from '../format.ts';
+import { useAction, useAsync } from '../hooks.ts';
+import { Badge, Button, ConfirmButton, CopyButton, Empty, ErrorBox, Field, Loading, notify } from '../ui.tsx';
+
+export function KeysScreen() {
+  const list = useAsync(() => keys.list(), []);
+  const [secret, setSecret] = useState<{ key: ApiKey; token: string; regenerated: boolean } | null>(null);
+  const [creating, setCreating] = useState(false);
+  const action = useAction();
+  return (
+    <section class="page">
+      <div class="page-head">
+        <div>
+          <h1>API keys</h1>
+          <p class="lead">Keys let programs call the Atelier API as you. Treat them like passwords.</p>
+        </div>
+        {!creating ? (
+          <Button variant="primary" onClick={() => setCreating(true)} data-testid="key-new">
+            New key
+          </Button>
+        ) : null}
+      </div>
+      {secret ? <TokenOnce {...secret} onDismiss={() => setSecret(null)} /> : null}
+      {creating ? (
+        <CreateKey
+          onCancel={() => setCreating(false)}
+          onCreated={(r) => {
+            setCreating(false);
+            setSecret({ ...r, regenerated: false });
+            list.reload();
+          }}
+        />
+      ) : null}
+      <ErrorBox error={action.error} />
+      {list.loading && !list.data ? <Loading /> : null}
+      <ErrorBox error={list.error} />
+      {list.data && list.data.length === 0 ? <Empty>No keys yet. Create one to call the API.</Empty> : null}
+      {list.data && list.data.length > 0 ? (
+        <div class="table-wrap">
+          <table class="table" data-testid="keys-table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Prefix</th>
+                <th scope="col">Env</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.map((k) => {
+                const state = keyState(k);
+                return (
+                  <tr key={k.keyId} data-testid="key-row" data-key-id={k.keyId} data-state={state}>
+                    <td>{k.name}</td>
+                    <td>
+                      <code>{k.prefix}…</code>
+                    </td>
+                    <td>{k.env}</td>
+                    <td title={formatDate(k.createdAt)}>{formatDay(k.createdAt)}</td>
+                    <td title={formatDate(k.lastUsedAt)}>{relativeTime(k.lastUsedAt)}</td>
+                    <td title={formatDate(k.expiresAt)}>{k.expiresAt ? formatDay(k.expiresAt) : 'never'}</td>
+                    <td>
+                      <Badge tone={state === 'active' ? 'ok' : state === 'expired' ? 'warn' : 'bad'}>
+                        {state === 'revoked' ? `revoked ${relativeTime(k.revokedAt)}` : state}
+                      </Badge>
+                    </td>
+                    <td class="row-actions">
+                      {state !== 'revoked' ? (
+                        <>
+                          <ConfirmButton
+                            variant="secondary"
+                            label="Regenerate"
+                            ariaLabel={`Regenerate ${k.name}`}
+                            title="Regenerate this key?"
+                            message={
+                              <p>
+                                A new secret replaces the old one for <strong>{k.name}</strong>: programs using the old
+                                secret stop working at once.
+                              </p>
+                            }
+                            confirmLabel="Regenerate"
+                            testid="key-regenerate"
+                            onConfirm={async () => {
+                              const r = await keys.regenerate(k.keyId);
+                              setSecret({ ...r, regenerated: true });
+                              list.reload();
+                            }}
+                          />
+                          <ConfirmButton
+                            label="Revoke"
+                            ariaLabel={`Revoke ${k.name}`}
+                            title="Revoke this key?"
+                            message={
+                              <p>
+                                <strong>{k.name}</strong> stops working at once. This cannot be undone.
+                              </p>
+                            }
+                            confirmLabel="Revoke"
+                            testid="key-revoke"
+                            onConfirm={async () => {
+                              await keys.revoke(k.keyId);
+                              notify(`Key ${k.name} revoked`);
+                              list.reload();
+                            }}
+                          />
+                        </>
+                      ) : null}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+function CreateKey(props: { onCancel: () => void; onCreated: (r: { key: ApiKey; token: string }) => void }) {
+  const [name, setName] = useState('');
+  const [env, setEnv] = useState('');
+  const [expiry, setExpiry] = useState('');
+  const { busy, error, run } = useAction();
+  const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+  return (
+    <form
+      class="card form-card"
+      data-testid="key-form"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const expiresAt = endOfDayIso(expiry);
+        const r = await run(() =>
+          keys.create({ name: name.trim(), ...(env ? { env } : {}), ...(expiresAt ? { expiresAt } : {}) }),
+        );
+        if (r) props.onCreated(r);
+      }}
+    >
+      <h2>New API key</h2>
+      <div class="grid-3">
+        <Field label="Name" hint="What uses it, e.g. “CI pipeline”.">
+          {(id, hint) => (
+            <input
+              id={id}
+              required
+              maxLength={100}
+              aria-describedby={hint}
+              value={name}
+              onInput={(e) => setName(e.currentTarget.value)}
+              data-testid="key-name"
+            />
+          )}
+        </Field>
+        <Field label="Environment" hint="Must match the server's environment.">
+          {(id, hint) => (
+            <select
+              id={id}
+              aria-describedby={hint}
+              value={env}
+              onChange={(e) => setEnv(e.currentTarget.value)}
+              data-testid="key-env"
+            >
+              <option value="">This server's</option>
+              <option value="dev">dev</option>
+              <option value="staging">staging</option>
+              <option value="prod">prod</option>
+            </select>
+          )}
+        </Field>
+        <Field label="Expires (optional)" hint="Leave empty for a key that does not expire.">
+          {(id, hint) => (
+            <input
+              id={id}
+              type="date"
+              min={tomorrow}
+              aria-describedby={hint}
+              value={expiry}
+              onInput={(e) => setExpiry(e.currentTarget.value)}
+              data-testid="key-expiry"
+            />
+          )}
+        </Field>
+      </div>
+      <ErrorBox error={error} />
+      <div class="actions">
+        <Button onClick={props.onCancel}>Cancel</Button>
+        <Button type="submit" variant="primary" busy={busy} data-testid="key-create">
+          Create key
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+function TokenOnce(props: { key: ApiKey; token: string; regenerated: boolean; onDismiss: () => void }) {
+  return (
+    <section class="card token-card" aria-label="New API key secret" data-testid="key-secret">
+      <h2>{props.regenerated ? `New secret for ${props.key.name}` : `Key ${props.key.name} created`}</h2>
+      <p class="alert alert-warn">
+        Copy this key now and store it somewhere safe: it will <strong>not</strong> be shown again.
+      </p>
+      <div class="token-row">
+        <code class="token" data-copy-source data-testid="key-token">
+          {props.token}
+        </code>
+        <CopyButton text={props.token} testid="key-copy" />
+      </div>
+      <div class="actions">
+        <Button variant="primary" onClick={props.onDismiss} data-testid="key-secret-done">
+          I have stored it
+        </Button>
+      </div>
+    </section>
+  );
+}

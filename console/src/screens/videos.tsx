@@ -1,0 +1,324 @@
+/** Video generation from a picture (a scene variation or an asset), with playable results. */
+import { useEffect, useState } from 'preact/hooks';
+import type { GeneratedVideosGroup } from '../../../sdk/src/index.ts';
+import { api } from '../api.ts';
+import { formatDate } from '../format.ts';
+import { useAction, useAsync, useFollow } from '../hooks.ts';
+import { pollUntil } from '../poll.ts';
+import { Button, Empty, ErrorBox, Field, Loading, notify, StatusBadge } from '../ui.tsx';
+import { Thumb } from './assets.tsx';
+import { type BrandAssets, isPicture } from './brand.tsx';
+import { useDnaAllowed } from './generate.tsx';
+
+const MODELS = [
+  'video-model-7',
+  'video-model-1',
+  'video-model-2',
+  'video-model-3',
+  'video-model-4',
+  'video-model-5',
+  'video-model-6',
+  'video-model-9',
+  'optimized',
+] as const;
+type Model = (typeof MODELS)[number];
+const DIMENSIONS = {
+  '16:9': { width: 1280, height: 720 },
+  '9:16': { width: 720, height: 1280 },
+} as const;
+type Aspect = keyof typeof DIMENSIONS;
+const running = (g: GeneratedVideosGroup) => g.status === 'pending' || g.status === 'processing';
+
+export function VideosTab(props: { brandId: string; assets: BrandAssets; from: string | undefined }) {
+  const groups = useAsync(
+    (signal) => api.videos.list(props.brandId, { partner: 'all', limit: 20, sortOrder: 'desc' }, { signal }),
+    [props.brandId],
+  );
+  const [fresh, setFresh] = useState<GeneratedVideosGroup[]>([]);
+  const listed = groups.data?.data ?? [];
+  const all = [
+    ...fresh.filter((f) => !listed.some((l) => l.generatedVideosGroupId === f.generatedVideosGroupId)),
+    ...listed,
+  ];
+  return (
+    <div>
+      <VideoForm {...props} onCreated={(g) => setFresh((x) => [g, ...x])} />
+      <section class="section">
+        <h2>Videos</h2>
+        {groups.loading && !groups.data ? <Loading /> : null}
+        <ErrorBox error={groups.error} />
+        {groups.data && all.length === 0 ? <Empty>No videos yet.</Empty> : null}
+        <ul class="forges" data-testid="video-groups">
+          {all.map((g) => (
+            <VideoGroup key={g.generatedVideosGroupId} group={g} />
+          ))}
+        </ul>
+      </section>
+    </div>
+  );
+}
+
+function VideoForm(props: {
+  brandId: string;
+  assets: BrandAssets;
+  from: string | undefined;
+  onCreated: (g: GeneratedVideosGroup) => void;
+}) {
+  const pictures = props.assets.assets.filter((a) => a.status === 'complete' && isPicture(a));
+  const [start, setStart] = useState(props.from ?? '');
+  const [prompt, setPrompt] = useState('');
+  const [enhanced, setEnhanced] = useState<{ original: string; text: string } | null>(null);
+  const [model, setModel] = useState<Model>('video-model-7');
+  const [duration, setDuration] = useState('');
+  const [aspect, setAspect] = useState<Aspect>('16:9');
+  const [useDna, setUseDna] = useState(false);
+  const dnaAllowed = useDnaAllowed();
+  const enhance = useAction();
+  const submit = useAction();
+  useEffect(() => {
+    if (props.from) setStart(props.from);
+  }, [props.from]);
+  const isEnhanced = !!enhanced && prompt === enhanced.text;
+  const seconds = duration ? Number(duration) : undefined;
+  const chosen = pictures.find((a) => a.id === start);
+  return (
+    <form
+      class="card form-card"
+      data-testid="video-form"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const r = await submit.run(() =>
+          api.videos.create(props.brandId, {
+            startImageAssetId: start,
+            userPrompts: [prompt.trim()],
+            dimension: DIMENSIONS[aspect],
+            model,
+            ...(seconds ? { duration: seconds } : {}),
+            promptIsEnhanced: isEnhanced,
+            useBrandDna: useDna,
+          }),
+        );
+        const group = (r as { data?: GeneratedVideosGroup[] } | undefined)?.data?.[0];
+        if (group) {
+          notify('Video started');
+          props.onCreated(group);
+        }
+      }}
+    >
+      <h2>Make a video</h2>
+      <div class="grid-2">
+        <div>
+          <Field label="Start frame" hint={props.from && !chosen ? 'From a scene variation' : undefined}>
+            {(id, hint) => (
+              <select
+                id={id}
+                required
+                aria-describedby={hint}
+                value={start}
+                onChange={(e) => setStart(e.currentTarget.value)}
+                data-testid="video-start"
+              >
+                <option value="">Choose a picture…</option>
+                {props.from && !chosen ? <option value={props.from}>Selected scene variation</option> : null}
+                {pictures.map((a) => (
+                  <option key={a.id} value={a.id}>
+                    {a.metadata.fileName}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          {chosen ? <Thumb asset={chosen} alt={`Start frame: ${chosen.metadata.fileName}`} /> : null}
+        </div>
+        <div>
+          <div class="grid-2">
+            <Field label="Model">
+              {(id) => (
+                <select
+                  id={id}
+                  value={model}
+                  onChange={(e) => setModel(e.currentTarget.value as Model)}
+                  data-testid="video-model"
+                >
+                  {MODELS.map((m) => (
+                    <option key={m}>{m}</option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <Field label="Duration (s)" hint="Empty: the model's default.">
+              {(id, hint) => (
+                <input
+                  id={id}
+                  type="number"
+                  min={1}
+                  max={30}
+                  aria-describedby={hint}
+                  value={duration}
+                  onInput={(e) => setDuration(e.currentTarget.value)}
+                  data-testid="video-duration"
+                />
+              )}
+            </Field>
+          </div>
+          <Field label="Dimension">
+            {(id) => (
+              <select
+                id={id}
+                value={aspect}
+                onChange={(e) => setAspect(e.currentTarget.value as Aspect)}
+                data-testid="video-dimension"
+              >
+                {(Object.keys(DIMENSIONS) as Aspect[]).map((k) => (
+                  <option key={k} value={k}>
+                    {k} ({DIMENSIONS[k].width}×{DIMENSIONS[k].height})
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+        </div>
+      </div>
+      <Field label="Prompt" hint={isEnhanced ? 'Enhanced' : 'The motion: camera move, action, mood.'}>
+        {(id, hint) => (
+          <textarea
+            id={id}
+            rows={3}
+            required
+            aria-describedby={hint}
+            value={prompt}
+            onInput={(e) => setPrompt(e.currentTarget.value)}
+            data-testid="video-prompt"
+          />
+        )}
+      </Field>
+      <div class="row">
+        <Button
+          busy={enhance.busy}
+          disabled={!prompt.trim() || !start}
+          data-testid="video-enhance"
+          onClick={async () => {
+            const original = prompt.trim();
+            const done = await enhance.run(async () => {
+              const s = await api.videoEnhancements.create(props.brandId, {
+                startFrameAssetId: start,
+                originalPrompt: original,
+                aspectRatio: aspect,
+                model,
+                ...(seconds ? { duration: seconds } : {}),
+                useBrandDna: useDna,
+              });
+              return pollUntil({
+                read: (o) => api.videoEnhancements.get(props.brandId, s.promptEnhancementId, o),
+                done: (x) => x.status === 'completed' || x.status === 'failed',
+                signal: new AbortController().signal,
+              });
+            });
+            if (!done) return;
+            if (done.status === 'failed' || !done.enhancedPrompt) {
+              enhance.setError(new Error(done.errorMessage ?? 'The prompt could not be enhanced.'));
+              return;
+            }
+            setEnhanced({ original, text: done.enhancedPrompt });
+            setPrompt(done.enhancedPrompt);
+          }}
+        >
+          Enhance
+        </Button>
+        <Button
+          disabled={!isEnhanced}
+          onClick={() => enhanced && setPrompt(enhanced.original)}
+          data-testid="video-undo"
+        >
+          Undo
+        </Button>
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={useDna}
+            disabled={dnaAllowed === false}
+            onChange={(e) => setUseDna(e.currentTarget.checked)}
+            data-testid="video-use-dna"
+          />
+          Use Brand DNA
+        </label>
+      </div>
+      <ErrorBox error={enhance.error} />
+      <ErrorBox error={submit.error} />
+      <div class="actions">
+        <Button type="submit" variant="primary" busy={submit.busy} data-testid="video-submit">
+          Generate video
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+function VideoGroup({ group: initial }: { group: GeneratedVideosGroup }) {
+  const [g, setG] = useState(initial);
+  useFollow(
+    g.generatedVideosGroupId,
+    running(g),
+    (o) => api.videos.get(g.generatedVideosGroupId, o),
+    (x) => !running(x),
+    setG,
+  );
+  return (
+    <li class="card forge" data-testid="video-group" data-group-id={g.generatedVideosGroupId} data-status={g.status}>
+      <div class="forge-head">
+        <div>
+          <p class="forge-prompt">{g.prompt}</p>
+          <p class="muted small">
+            {formatDate(g.createdAt)} · {g.model} · {g.duration} s · {g.dimension.width}×{g.dimension.height}
+          </p>
+        </div>
+        <StatusBadge status={g.status} />
+      </div>
+      {g.error ? <p class="alert alert-error">{g.error.message}</p> : null}
+      <ul class="variations videos">
+        {g.variations.map((v) => (
+          <li key={v.generatedVideoId} class="variation" data-testid="video" data-status={v.status}>
+            {v.status === 'completed' && v.asset?.url ? (
+              // biome-ignore lint/a11y/useMediaCaption: generated videos have no speech to caption
+              <video
+                controls
+                preload="metadata"
+                src={v.asset.url}
+                poster={g.sourceAsset?.thumbnailUrl ?? g.sourceAsset?.url}
+                aria-label={`Video: ${v.prompt}`}
+                data-testid="video-player"
+              />
+            ) : (
+              <div class="thumb-placeholder" aria-hidden="true">
+                {v.status === 'failed' ? 'failed' : <span class="spinner" />}
+              </div>
+            )}
+            {v.previewUrl ? (
+              <details>
+                <summary>Preview</summary>
+                <video
+                  muted
+                  loop
+                  autoplay
+                  playsInline
+                  src={v.previewUrl}
+                  aria-label="Low-resolution preview"
+                  data-testid="video-preview"
+                />
+              </details>
+            ) : null}
+            {v.error ? <p class="upload-error">{v.error.message}</p> : null}
+            <div class="row tight">
+              {v.camera ? <span class="muted small">Camera: {v.camera}</span> : null}
+              {v.asset?.url ? (
+                <a class="btn btn-ghost" href={v.asset.url} download="video.mp4" data-testid="video-download">
+                  Download
+                </a>
+              ) : null}
+            </div>
+          </li>
+        ))}
+      </ul>
+    </li>
+  );
+}

@@ -1,0 +1,118 @@
+/** Browser uploads: initiate → PUT the bytes with XMLHttpRequest (progress) → confirm → follow processing. */
+import type { Asset } from '../../sdk/src/index.ts';
+
+export interface UploadSlot {
+  uploadId: string;
+  assetId: string;
+  uploadUrl: string;
+  uploadMethod?: string;
+  uploadHeaders?: Record<string, string>;
+}
+
+/** The minimal XMLHttpRequest surface used (a fake in tests). */
+export interface XhrLike {
+  open(method: string, url: string): void;
+  setRequestHeader(name: string, value: string): void;
+  send(body: Blob | ArrayBuffer | Uint8Array | null): void;
+  abort(): void;
+  status: number;
+  responseText: string;
+  upload: { onprogress: ((e: { loaded: number; total: number; lengthComputable: boolean }) => void) | null };
+  onload: (() => void) | null;
+  onerror: (() => void) | null;
+  onabort: (() => void) | null;
+}
+
+export class UploadError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = 'UploadError';
+  }
+}
+
+/**
+ * PUTs `body` to a signed upload link, reporting progress 0..1. No cookies or CSRF token: the
+ * link authorizes itself. Resolves on 2xx; rejects with UploadError otherwise or when aborted.
+ */
+export function putWithProgress(
+  slot: Pick<UploadSlot, 'uploadUrl' | 'uploadMethod' | 'uploadHeaders'>,
+  body: Blob | Uint8Array,
+  o: { onProgress?: (fraction: number) => void; signal?: AbortSignal; xhr?: () => XhrLike } = {},
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const xhr = o.xhr ? o.xhr() : (new XMLHttpRequest() as unknown as XhrLike);
+    const size = body instanceof Uint8Array ? body.byteLength : body.size;
+    xhr.open(slot.uploadMethod ?? 'PUT', slot.uploadUrl);
+    for (const [k, v] of Object.entries(slot.uploadHeaders ?? {})) xhr.setRequestHeader(k, v);
+    xhr.upload.onprogress = (e) => {
+      const total = e.lengthComputable && e.total > 0 ? e.total : size;
+      if (total > 0) o.onProgress?.(Math.min(1, e.loaded / total));
+    };
+    const onAbort = () => xhr.abort();
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+    const settle = (err?: Error) => {
+      o.signal?.removeEventListener('abort', onAbort);
+      if (err) reject(err);
+      else {
+        o.onProgress?.(1);
+        resolve();
+      }
+    };
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) return settle();
+      let message = `Upload failed (HTTP ${xhr.status})`;
+      try {
+        const m = (JSON.parse(xhr.responseText) as { error?: { message?: string } }).error?.message;
+        if (m) message = m;
+      } catch {
+        // not JSON (an S3 XML error, say): keep the status
+      }
+      settle(new UploadError(message, xhr.status));
+    };
+    xhr.onerror = () => settle(new UploadError('Upload failed: the connection was lost', 0));
+    xhr.onabort = () => settle(new UploadError('Upload canceled', 0));
+    if (o.signal?.aborted) {
+      settle(new UploadError('Upload canceled', 0));
+      return;
+    }
+    xhr.send(body as Blob);
+  });
+}
+
+export type UploadStage = 'queued' | 'uploading' | 'processing' | 'complete' | 'failed';
+export interface UploadItem {
+  key: string;
+  name: string;
+  size: number;
+  stage: UploadStage;
+  /** 0..1 of the bytes sent */
+  progress: number;
+  error?: string;
+  asset?: Asset;
+}
+
+/** MIME type the API accepts for a file: the browser's, else from the extension. */
+export function fileTypeOf(file: { name: string; type: string }): string {
+  if (file.type) return file.type;
+  const ext = file.name.split('.').pop()?.toLowerCase() ?? '';
+  return (
+    {
+      png: 'image/png',
+      jpg: 'image/jpeg',
+      jpeg: 'image/jpeg',
+      gif: 'image/gif',
+      tif: 'image/tiff',
+      tiff: 'image/tiff',
+      mp4: 'video/mp4',
+      mov: 'video/quicktime',
+      pdf: 'application/pdf',
+      ttf: 'font/ttf',
+      otf: 'font/otf',
+      woff: 'font/woff',
+      woff2: 'font/woff2',
+    }[ext] ?? 'application/octet-stream'
+  );
+}
