@@ -175,6 +175,15 @@ function Shell(props: { session: Session; route: Route; onSignOut: () => void; c
 
 function UsageMeters({ routeKey }: { routeKey: Route }) {
   const usage = useAsync((signal) => api.usage.get({ signal }), [routeKey]);
+  // Generation started and finished on this page counts too: read the meters again now and then
+  // (they stayed at "0 images" under a gallery of freshly generated ones until the next navigation).
+  const { reload } = usage;
+  useEffect(() => {
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') reload();
+    }, 15_000);
+    return () => clearInterval(timer);
+  }, [reload]);
   const views = poolViews(usage.data?.pools);
   return (
     <section class="usage" aria-labelledby="usage-title" data-testid="usage">

@@ -61,12 +61,13 @@ export function keyState(k: { revokedAt: string | null; expiresAt: string | null
   return 'active';
 }
 
-export const POOL_LABELS: Record<string, { label: string; unit: string }> = {
-  image_generations: { label: 'Images', unit: 'images' },
-  environment_generations: { label: 'Environments', unit: 'environments' },
-  prompt_enhancements: { label: 'Prompt enhancements', unit: 'enhancements' },
+/** `unit` is plural; `one` the singular where it differs (`1 run`, not `1 runs`). */
+export const POOL_LABELS: Record<string, { label: string; unit: string; one?: string }> = {
+  image_generations: { label: 'Images', unit: 'images', one: 'image' },
+  environment_generations: { label: 'Environments', unit: 'environments', one: 'environment' },
+  prompt_enhancements: { label: 'Prompt enhancements', unit: 'enhancements', one: 'enhancement' },
   video_seconds: { label: 'Video', unit: 's' },
-  brand_dna_extractions: { label: 'Brand DNA runs', unit: 'runs' },
+  brand_dna_extractions: { label: 'Brand DNA runs', unit: 'runs', one: 'run' },
 };
 
 export interface PoolView {
@@ -84,19 +85,23 @@ export function poolViews(
 ): PoolView[] {
   return Object.entries(pools ?? {}).map(([id, p]) => {
     const meta = POOL_LABELS[id] ?? { label: id.replace(/_/g, ' '), unit: '' };
-    const unit = meta.unit ? ` ${meta.unit}` : '';
+    // The unit agrees with the number next to it: the usage when unlimited, else the cap.
+    const unitFor = (n: number) => {
+      const u = n === 1 && meta.one ? meta.one : meta.unit;
+      return u ? ` ${u}` : '';
+    };
     if (p.unlimited || p.cap < 0) {
       return {
         id,
         label: meta.label,
-        text: `${p.usage}${unit} · unlimited`,
+        text: `${p.usage}${unitFor(p.usage)} · unlimited`,
         fraction: undefined,
         level: 'ok' as const,
       };
     }
     const fraction = p.cap === 0 ? 1 : Math.min(1, p.usage / p.cap);
     const level = fraction >= 1 ? 'full' : fraction >= 0.8 ? 'warn' : 'ok';
-    return { id, label: meta.label, text: `${p.usage} / ${p.cap}${unit}`, fraction, level };
+    return { id, label: meta.label, text: `${p.usage} / ${p.cap}${unitFor(p.cap)}`, fraction, level };
   });
 }
 
@@ -139,4 +144,14 @@ export function errorText(err: unknown): string {
   const e = err as { message?: unknown; code?: unknown; status?: unknown };
   const msg = typeof e.message === 'string' && e.message ? e.message : String(err);
   return typeof e.code === 'string' && e.code && !msg.includes(e.code) ? `${msg} (${e.code})` : msg;
+}
+
+/** A Brand DNA field path as a person reads it: `visual.typography.heading` → `heading font`. */
+export function dnaFieldLabel(path: string): string {
+  const parts = path.split('.');
+  const last = parts[parts.length - 1] ?? path;
+  const parent = parts[parts.length - 2];
+  if (parent === 'typography') return `${last} font`;
+  if (parent === 'voice' && last === 'descriptors') return 'voice';
+  return last.replace(/_/g, ' ');
 }

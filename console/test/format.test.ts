@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  dnaFieldLabel,
   endOfDayIso,
   errorText,
   formatBytes,
@@ -61,6 +62,24 @@ describe('formatters', () => {
       ['brand_dna_extractions', '0 / 0 runs', 1, 'full'],
     ]);
     expect(poolViews(undefined)).toEqual([]);
+    // Singular with one: "1 run", "1 / 1 image".
+    const one = poolViews({
+      brand_dna_extractions: { usage: 1, cap: -1, unlimited: true },
+      image_generations: { usage: 1, cap: 1, unlimited: false },
+    });
+    expect(one.map((v) => v.text)).toEqual(['1 run · unlimited', '1 / 1 image']);
+  });
+
+  it('Brand DNA field paths as words', () => {
+    expect(
+      [
+        'identity.tagline',
+        'voice.words_to_avoid',
+        'visual.typography.heading',
+        'voice.descriptors',
+        'visual.logos',
+      ].map(dnaFieldLabel),
+    ).toEqual(['tagline', 'words to avoid', 'heading font', 'voice', 'logos']);
   });
 
   it('lists, expiry days, contrast, errors', () => {

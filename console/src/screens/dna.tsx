@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Asset, BrandDna, BrandDnaVersion, BrandDnaVersionSummary } from '../../../sdk/src/index.ts';
 import { api } from '../api.ts';
-import { formatDate, percent, splitList, textOn } from '../format.ts';
+import { dnaFieldLabel, formatDate, percent, splitList, textOn } from '../format.ts';
 import { useAction, useAsync, useFollow } from '../hooks.ts';
 import { Badge, Button, ConfirmButton, Empty, ErrorBox, Field, Loading, notify, StatusBadge } from '../ui.tsx';
 import type { BrandAssets } from './brand.tsx';
@@ -324,7 +324,11 @@ function VersionDetail(props: {
         />
       ) : null}
       {dna ? <DnaView dna={dna} /> : null}
-      {v.missingFields.length ? <p class="hint">Not found in the sources: {v.missingFields.join(', ')}</p> : null}
+      {v.missingFields.length ? (
+        <p class="hint" data-testid="dna-missing">
+          Not found in the sources: {[...new Set(v.missingFields.map(dnaFieldLabel))].join(', ')}.
+        </p>
+      ) : null}
     </section>
   );
 }

@@ -194,7 +194,7 @@ export function ExtractTab({ brandId, onCommitted }: { brandId: string; onCommit
                   if (fresh) setRun(fresh);
                 }}
               >
-                Add {chosen.length} to assets
+                {chosen.length === 0 ? 'Tick Keep to add images' : `Add ${chosen.length} to assets`}
               </Button>
             </div>
           ) : null}

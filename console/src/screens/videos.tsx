@@ -81,6 +81,15 @@ function VideoForm(props: {
   const isEnhanced = !!enhanced && prompt === enhanced.text;
   const seconds = duration ? Number(duration) : undefined;
   const chosen = pictures.find((a) => a.id === start);
+  // A scene variation is not among the brand's assets: read it, to show the frame the video starts from.
+  const fromVariation = useAsync(
+    (signal) =>
+      props.from && !pictures.some((a) => a.id === props.from)
+        ? api.assets.get(props.from, { signal })
+        : Promise.resolve(undefined),
+    [props.from, pictures.length],
+  );
+  const shown = chosen ?? (start && start === props.from ? fromVariation.data : undefined);
   return (
     <form
       class="card form-card"
@@ -128,7 +137,14 @@ function VideoForm(props: {
               </select>
             )}
           </Field>
-          {chosen ? <Thumb asset={chosen} alt={`Start frame: ${chosen.metadata.fileName}`} /> : null}
+          {shown ? (
+            <div class="start-frame" data-testid="video-start-frame">
+              <Thumb
+                asset={shown}
+                alt={chosen ? `Start frame: ${chosen.metadata.fileName}` : 'Start frame: the scene variation'}
+              />
+            </div>
+          ) : null}
         </div>
         <div>
           <div class="grid-2">
