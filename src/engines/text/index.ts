@@ -68,6 +68,46 @@ export function withFallback(primary: TextAnalyzer, fallback: TextAnalyzer, logg
   };
 }
 
+/** An enhancer of either kind: a name and one async call taking an optional signal. */
+interface Enhancer<I, R> {
+  readonly name: string;
+  enhance(input: I, opts?: { signal?: AbortSignal }): Promise<R>;
+}
+
+/** `primary`, and `fallback` whenever `primary` throws (unless the caller aborted). */
+function withEnhancerFallback<E extends Enhancer<never, unknown>>(
+  primary: E,
+  fallback: E,
+  what: string,
+  logger?: TextEngineLogger,
+): E {
+  return {
+    name: `${primary.name}+${fallback.name}`,
+    async enhance(input: never, opts: { signal?: AbortSignal } = {}) {
+      try {
+        return await primary.enhance(input, opts);
+      } catch (err) {
+        if (opts.signal?.aborted) throw err;
+        logger?.warn({ engine: primary.name, err: (err as Error).message }, `${what} failed; using the fallback`);
+        return fallback.enhance(input, opts);
+      }
+    },
+  } as E;
+}
+
+/** The chat endpoint settings of an OpenAI-compatible enhancer (interactive: 30 s unless told). */
+const chatSettings = (settings: TextEngineSettings & { baseUrl: string; model: string }, timeoutMs?: number) => ({
+  baseUrl: settings.baseUrl,
+  model: settings.model,
+  ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+  ...(timeoutMs ? { timeoutMs } : {}),
+});
+
+export const withSceneFallback = (primary: SceneEnhancer, fallback: SceneEnhancer, logger?: TextEngineLogger) =>
+  withEnhancerFallback(primary, fallback, 'scene enhancer', logger);
+export const withVideoFallback = (primary: VideoEnhancer, fallback: VideoEnhancer, logger?: TextEngineLogger) =>
+  withEnhancerFallback(primary, fallback, 'video prompt enhancer', logger);
+
 /**
  * The scene prompt enhancer chosen by the same LLM_* settings: the OpenAI-compatible enhancer
  * when LLM_BASE_URL and LLM_MODEL are set, falling back to the local (rule-based) enhancer
@@ -82,47 +122,16 @@ export function createSceneEnhancer(
   const local = createLocalSceneEnhancer();
   if (!settings.baseUrl || !settings.model) return local;
   const remote = createOpenAiCompatibleSceneEnhancer(
-    {
-      baseUrl: settings.baseUrl,
-      model: settings.model,
-      ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
-      ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
-    },
+    chatSettings({ ...settings, baseUrl: settings.baseUrl, model: settings.model }, o.timeoutMs),
     o.fetcher ?? createFetcher({ allowPrivate: true }),
   );
   return withSceneFallback(remote, local, o.logger);
 }
 
-/** `primary`, and `fallback` whenever `primary` throws (unless the caller aborted). */
-export function withSceneFallback(
-  primary: SceneEnhancer,
-  fallback: SceneEnhancer,
-  logger?: TextEngineLogger,
-): SceneEnhancer {
-  return {
-    name: `${primary.name}+${fallback.name}`,
-    async enhance(input, opts = {}) {
-      try {
-        return await primary.enhance(input, opts);
-      } catch (err) {
-        if (opts.signal?.aborted) throw err;
-        logger?.warn(
-          { engine: primary.name, err: (err as Error).message },
-          'scene enhancer failed; using the fallback',
-        );
-        return fallback.enhance(input, opts);
-      }
-    },
-  };
-}
-
 /**
- * The image-to-video prompt enhancer chosen by the same LLM_* settings: the OpenAI-compatible
- * enhancer when LLM_BASE_URL and LLM_MODEL are set, falling back to the local (rule-based)
- * enhancer whenever the endpoint fails (unreachable, timeout, HTTP error, an answer that does not
- * match the schema or is refused: over the bound, unfaithful, a camera the prompt does not name
- * as the video engine reads it...); otherwise the local enhancer alone. Interactive, so the
- * default time limit is 30 s (`timeoutMs` to change it).
+ * The image-to-video prompt enhancer chosen by the same LLM_* settings, with the same local
+ * fallback (an answer is also refused when over the bound, unfaithful, or naming a camera move
+ * the video engine would read otherwise).
  */
 export function createVideoEnhancer(
   settings: TextEngineSettings,
@@ -131,36 +140,8 @@ export function createVideoEnhancer(
   const local = createLocalVideoEnhancer();
   if (!settings.baseUrl || !settings.model) return local;
   const remote = createOpenAiCompatibleVideoEnhancer(
-    {
-      baseUrl: settings.baseUrl,
-      model: settings.model,
-      ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
-      ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
-    },
+    chatSettings({ ...settings, baseUrl: settings.baseUrl, model: settings.model }, o.timeoutMs),
     o.fetcher ?? createFetcher({ allowPrivate: true }),
   );
   return withVideoFallback(remote, local, o.logger);
-}
-
-/** `primary`, and `fallback` whenever `primary` throws (unless the caller aborted). */
-export function withVideoFallback(
-  primary: VideoEnhancer,
-  fallback: VideoEnhancer,
-  logger?: TextEngineLogger,
-): VideoEnhancer {
-  return {
-    name: `${primary.name}+${fallback.name}`,
-    async enhance(input, opts = {}) {
-      try {
-        return await primary.enhance(input, opts);
-      } catch (err) {
-        if (opts.signal?.aborted) throw err;
-        logger?.warn(
-          { engine: primary.name, err: (err as Error).message },
-          'video prompt enhancer failed; using the fallback',
-        );
-        return fallback.enhance(input, opts);
-      }
-    },
-  };
 }
