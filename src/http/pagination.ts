@@ -19,6 +19,12 @@ export function pageInfo(total: number, page: number, limit: number): PageInfo {
 
 export const pageOffset = (page: number, limit: number): number => (page - 1) * limit;
 
+/** The spec's pagination object of the scene-forge and video-group lists. */
+export function listPagination(total: number, page: number, limit: number) {
+  const info = pageInfo(total, page, limit);
+  return { currentPage: info.currentPage, totalPages: info.pages, totalItems: info.total, itemsPerPage: info.limit };
+}
+
 export interface PageLinks {
   self: string;
   next?: string;

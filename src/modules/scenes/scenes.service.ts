@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import { fromJson, toJson } from '../../adapters/db/columns.ts';
 import { fieldError, notFound } from '../../http/errors.ts';
-import { pageInfo, pageOffset } from '../../http/pagination.ts';
+import { listPagination, pageOffset } from '../../http/pagination.ts';
 import { textProblem } from '../../http/schemas.ts';
 import type { JobSystem } from '../../jobs/types.ts';
 import type { Principal } from '../access/access.service.ts';
@@ -209,16 +209,7 @@ export function createScenesService(deps: ScenesServiceDeps) {
         offset: pageOffset(q.page, q.limit),
         limit: q.limit,
       });
-      const info = pageInfo(total, q.page, q.limit);
-      return {
-        data: await present(rows, p.org.id),
-        pagination: {
-          currentPage: info.currentPage,
-          totalPages: info.pages,
-          totalItems: info.total,
-          itemsPerPage: info.limit,
-        },
-      };
+      return { data: await present(rows, p.org.id), pagination: listPagination(total, q.page, q.limit) };
     },
   };
 }

@@ -3,7 +3,7 @@ import { toJson } from '../../adapters/db/columns.ts';
 import type { Database } from '../../adapters/db/database.ts';
 import type { Clock } from '../../clock.ts';
 import { notFound } from '../../http/errors.ts';
-import { pageInfo, pageOffset } from '../../http/pagination.ts';
+import { listPagination, pageOffset } from '../../http/pagination.ts';
 import type { JobSystem } from '../../jobs/types.ts';
 import type { Principal } from '../access/access.service.ts';
 import { uploadKey } from '../assets/assets.keys.ts';
@@ -34,12 +34,6 @@ export interface VideosServiceDeps extends VideoPresenterDeps {
   usage: Pick<UsageLedger, 'reserve' | 'release'>;
   jobs: Pick<JobSystem, 'enqueue'>;
   clock: Clock;
-}
-
-/** The spec's pagination object for a page of `total` items. */
-export function listPagination(total: number, page: number, limit: number) {
-  const info = pageInfo(total, page, limit);
-  return { currentPage: info.currentPage, totalPages: info.pages, totalItems: info.total, itemsPerPage: info.limit };
 }
 
 /**
