@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import type { Fetcher } from '../adapters/fetch/fetcher.ts';
+import { isTerminalStatus } from '../events/publish.ts';
 import type { JsonSchema, RouteCatalog } from './route-catalog.ts';
 import {
   DEFAULT_WAIT_SECONDS,
@@ -18,6 +19,7 @@ import {
   progressOf,
   statusOf,
   TASK_KINDS,
+  isTaskKind,
   TaskInput,
   WaitInput,
 } from './tasks.ts';
@@ -218,15 +220,18 @@ export function createMcpServer(deps: McpServerDeps): Server {
     return uploadBytes(args, bytes, str(args.contentType) ?? 'application/octet-stream');
   }
 
-  function taskPath(args: Record<string, unknown>): { path: string; terminal: readonly string[] } | CallToolResult {
-    const kind = TASK_KINDS[str(args.kind) ?? ''];
-    if (!kind) return toolError(400, 'INVALID_REQUEST', `kind must be one of ${Object.keys(TASK_KINDS).join(', ')}`);
+  function taskPath(args: Record<string, unknown>): { path: string } | CallToolResult {
+    const name = str(args.kind) ?? '';
+    if (!isTaskKind(name)) {
+      return toolError(400, 'INVALID_REQUEST', `kind must be one of ${Object.keys(TASK_KINDS).join(', ')}`);
+    }
+    const kind = TASK_KINDS[name];
     const id = str(args.id);
     if (!id) return toolError(400, 'INVALID_REQUEST', 'id is required');
     const brandId = str(args.brandId);
     if (kind.needsBrand && !brandId)
       return toolError(400, 'INVALID_REQUEST', `brandId is required for kind ${String(args.kind)}`);
-    return { path: kind.path(id, brandId), terminal: kind.terminal };
+    return { path: kind.path(id, brandId) };
   }
 
   async function getTask(args: Record<string, unknown>): Promise<CallToolResult> {
@@ -235,7 +240,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
     const r = await rest('GET', t.path);
     if (r.status >= 400) return fromRest(r);
     const status = statusOf(r.body);
-    return toolResult({ done: !!status && t.terminal.includes(status), status, resource: r.body });
+    return toolResult({ done: isTerminalStatus(status), status, resource: r.body });
   }
 
   async function waitForTask(
@@ -259,8 +264,8 @@ export function createMcpServer(deps: McpServerDeps): Server {
       const r = await rest('GET', t.path);
       if (r.status >= 400) return fromRest(r);
       const status = statusOf(r.body);
-      const done = !!status && t.terminal.includes(status);
-      const progress = progressOf(r.body, t.terminal);
+      const done = isTerminalStatus(status);
+      const progress = progressOf(r.body);
       if (token !== undefined && progress !== last) {
         last = progress;
         await extra

@@ -1,48 +1,44 @@
+import type { ResourceKind } from '../events/changes.ts';
+import { isTerminalStatus } from '../events/publish.ts';
 import type { JsonSchema } from './route-catalog.ts';
 
 /**
  * The pollable resources (spec, Events: extraction, Brand DNA version, scene forge, environment
  * generation, both prompt enhancements, video group; plus assets while they are processed): how
- * to read one and when it is done. Pure.
+ * to read one. Done means a terminal status, the same set long-poll and webhooks use
+ * (src/events/publish.ts). Pure.
  */
 export interface TaskKind {
   /** The REST path that reads it. */
   path(id: string, brandId: string | undefined): string;
   /** Whether it needs the brand id (its path is under the brand). */
   needsBrand: boolean;
-  /** Statuses after which it will not change by itself. */
-  terminal: readonly string[];
 }
 
 const enc = encodeURIComponent;
-const GENERATION_DONE = ['completed', 'failed'] as const;
 
-export const TASK_KINDS: Readonly<Record<string, TaskKind>> = {
-  asset: { path: (id) => `/v1/assets/${enc(id)}`, needsBrand: false, terminal: ['complete', 'failed', 'canceled'] },
-  extraction: { path: (id) => `/v1/assets/extract-from-url/${enc(id)}`, needsBrand: false, terminal: GENERATION_DONE },
+/** One entry per resource kind that publishes changes (a kind added there must be added here). */
+export const TASK_KINDS: Readonly<Record<ResourceKind, TaskKind>> = {
+  asset: { path: (id) => `/v1/assets/${enc(id)}`, needsBrand: false },
+  extraction: { path: (id) => `/v1/assets/extract-from-url/${enc(id)}`, needsBrand: false },
   brand_dna_version: {
     path: (id, b) => `/v1/brands/${enc(b ?? '')}/brand-dna/versions/${enc(id)}`,
     needsBrand: true,
-    terminal: ['ready', 'failed'],
   },
-  scene_forge: { path: (id) => `/v1/scene-forges/${enc(id)}`, needsBrand: false, terminal: GENERATION_DONE },
-  environment_generation: {
-    path: (id) => `/v1/environment-generations/${enc(id)}`,
-    needsBrand: false,
-    terminal: GENERATION_DONE,
-  },
+  scene_forge: { path: (id) => `/v1/scene-forges/${enc(id)}`, needsBrand: false },
+  environment_generation: { path: (id) => `/v1/environment-generations/${enc(id)}`, needsBrand: false },
   scene_prompt_enhancement: {
     path: (id, b) => `/v1/brands/${enc(b ?? '')}/scene-forge-prompt-enhancements/${enc(id)}`,
     needsBrand: true,
-    terminal: GENERATION_DONE,
   },
-  video_group: { path: (id) => `/v1/generated-videos-groups/${enc(id)}`, needsBrand: false, terminal: GENERATION_DONE },
+  video_group: { path: (id) => `/v1/generated-videos-groups/${enc(id)}`, needsBrand: false },
   video_prompt_enhancement: {
     path: (id, b) => `/v1/brands/${enc(b ?? '')}/image-to-video-prompt-enhancements/${enc(id)}`,
     needsBrand: true,
-    terminal: GENERATION_DONE,
   },
 };
+
+export const isTaskKind = (kind: string): kind is ResourceKind => Object.hasOwn(TASK_KINDS, kind);
 
 /** The status a polled body reports (Brand DNA versions and some reads wrap it in `data`). */
 export function statusOf(body: unknown): string | undefined {
@@ -61,9 +57,8 @@ export function statusOf(body: unknown): string | undefined {
  * How far along a resource is, 0..1, for progress notifications: the share of its variations (or
  * of a scene forge's refinements') that are terminal when it has any; else 0 until done.
  */
-export function progressOf(body: unknown, terminal: readonly string[]): number {
-  const status = statusOf(body);
-  if (status && terminal.includes(status)) return 1;
+export function progressOf(body: unknown): number {
+  if (isTerminalStatus(statusOf(body))) return 1;
   const b = (body ?? {}) as Record<string, unknown>;
   const variations = Array.isArray(b.variations) ? (b.variations as { status?: string }[]) : [];
   if (variations.length === 0) return 0;
