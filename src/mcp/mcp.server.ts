@@ -290,8 +290,85 @@ export function createMcpServer(deps: McpServerDeps): Server {
     }
   }
 
+  const { tools, byName } = toolCatalog(deps.catalog);
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name } = request.params;
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    switch (name) {
+      case 'assets_upload_from_url':
+        return uploadFromUrl(args);
+      case 'assets_upload_base64':
+        return uploadBase64(args);
+      case 'get_task':
+        return getTask(args);
+      case 'wait_for_task':
+        return waitForTask(args, extra as never);
+    }
+    const entry = byName.get(name);
+    if (!entry) return toolError(404, 'UNKNOWN_TOOL', `No tool named ${name}; list the tools to see them`);
+    let req: ReturnType<typeof requestOf>;
+    try {
+      req = requestOf(entry.tool, entry.route, args);
+    } catch (err) {
+      if (err instanceof UnknownArguments) return toolError(400, 'INVALID_REQUEST', err.message, { fields: err.names });
+      throw err;
+    }
+    const r = await rest(req.method, req.url, req.body, req.headers);
+    const poll =
+      entry.tool.poll && entry.tool.method !== 'GET'
+        ? `Poll with wait_for_task(kind "${entry.tool.poll}").`
+        : undefined;
+    return fromRest(r, r.status < 400 ? poll : undefined);
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: RESOURCE_TEMPLATE,
+        name: 'asset',
+        title: 'An asset with fresh signed links',
+        description:
+          'Any asset of your organization — uploads and generated scenes, environments and videos — as JSON with fresh signed `url` and `thumbnailUrl` links to show or download it.',
+        mimeType: 'application/json',
+      },
+    ],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const m = /^atelier:\/\/assets\/([0-9a-fA-F-]{36})$/.exec(request.params.uri);
+    if (!m) throw new Error(`Unknown resource ${request.params.uri}; use ${RESOURCE_TEMPLATE}`);
+    const r = await rest('GET', `/v1/assets/${m[1]}`);
+    if (r.status >= 400) {
+      const b = r.body as { error?: { code?: string; message?: string } };
+      throw new Error(`${b.error?.code ?? r.status}: ${b.error?.message ?? 'not readable'}`);
+    }
+    return { contents: [{ uri: request.params.uri, mimeType: 'application/json', text: JSON.stringify(r.body) }] };
+  });
+
+  return server;
+}
+
+const catalogs = new WeakMap<RouteCatalog, ReturnType<typeof buildToolCatalog>>();
+
+/**
+ * The tool list and the route of each route tool, made once per app (the routes' schemas do not
+ * change after start) rather than on every MCP request.
+ */
+export function toolCatalog(catalog: RouteCatalog) {
+  let built = catalogs.get(catalog);
+  if (!built) {
+    built = buildToolCatalog(catalog);
+    catalogs.set(catalog, built);
+  }
+  return built;
+}
+
+function buildToolCatalog(catalog: RouteCatalog) {
   const routeTools = ROUTE_TOOLS.map((tool) => {
-    const route = deps.catalog.get(tool.method, tool.url);
+    const route = catalog.get(tool.method, tool.url);
     if (!route) throw new Error(`MCP tool ${tool.name}: no route ${tool.method} ${tool.url}`);
     const extraMembers = Object.fromEntries(Object.entries(tool.headers ?? {}).map(([k, v]) => [k, v.schema]));
     return { tool, route, inputSchema: inputSchemaOf(route, extraMembers) };
@@ -364,62 +441,5 @@ export function createMcpServer(deps: McpServerDeps): Server {
       annotations: { readOnlyHint: true },
     },
   ];
-
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { name } = request.params;
-    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    switch (name) {
-      case 'assets_upload_from_url':
-        return uploadFromUrl(args);
-      case 'assets_upload_base64':
-        return uploadBase64(args);
-      case 'get_task':
-        return getTask(args);
-      case 'wait_for_task':
-        return waitForTask(args, extra as never);
-    }
-    const entry = byName.get(name);
-    if (!entry) return toolError(404, 'UNKNOWN_TOOL', `No tool named ${name}; list the tools to see them`);
-    let req: ReturnType<typeof requestOf>;
-    try {
-      req = requestOf(entry.tool, entry.route, args);
-    } catch (err) {
-      if (err instanceof UnknownArguments) return toolError(400, 'INVALID_REQUEST', err.message, { fields: err.names });
-      throw err;
-    }
-    const r = await rest(req.method, req.url, req.body, req.headers);
-    const poll =
-      entry.tool.poll && entry.tool.method !== 'GET'
-        ? `Poll with wait_for_task(kind "${entry.tool.poll}").`
-        : undefined;
-    return fromRest(r, r.status < 400 ? poll : undefined);
-  });
-
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-    resourceTemplates: [
-      {
-        uriTemplate: RESOURCE_TEMPLATE,
-        name: 'asset',
-        title: 'An asset with fresh signed links',
-        description:
-          'Any asset of your organization — uploads and generated scenes, environments and videos — as JSON with fresh signed `url` and `thumbnailUrl` links to show or download it.',
-        mimeType: 'application/json',
-      },
-    ],
-  }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const m = /^atelier:\/\/assets\/([0-9a-fA-F-]{36})$/.exec(request.params.uri);
-    if (!m) throw new Error(`Unknown resource ${request.params.uri}; use ${RESOURCE_TEMPLATE}`);
-    const r = await rest('GET', `/v1/assets/${m[1]}`);
-    if (r.status >= 400) {
-      const b = r.body as { error?: { code?: string; message?: string } };
-      throw new Error(`${b.error?.code ?? r.status}: ${b.error?.message ?? 'not readable'}`);
-    }
-    return { contents: [{ uri: request.params.uri, mimeType: 'application/json', text: JSON.stringify(r.body) }] };
-  });
-
-  return server;
+  return { tools, byName };
 }
