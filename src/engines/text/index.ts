@@ -74,8 +74,12 @@ interface Enhancer<I, R> {
   enhance(input: I, opts?: { signal?: AbortSignal }): Promise<R>;
 }
 
-/** `primary`, and `fallback` whenever `primary` throws (unless the caller aborted). */
-function withEnhancerFallback<E extends Enhancer<never, unknown>>(
+/**
+ * `primary`, and `fallback` whenever `primary` throws (unless the caller aborted). A fallback is
+ * never silent: it is logged, and the result carries a `TEXT_ENGINE_FALLBACK` warning saying which
+ * model failed and why (the reason as the adapter worded it: no key, no request body).
+ */
+function withEnhancerFallback<R extends { warnings: object[] }, E extends Enhancer<never, R>>(
   primary: E,
   fallback: E,
   what: string,
@@ -88,12 +92,30 @@ function withEnhancerFallback<E extends Enhancer<never, unknown>>(
         return await primary.enhance(input, opts);
       } catch (err) {
         if (opts.signal?.aborted) throw err;
-        logger?.warn({ engine: primary.name, err: (err as Error).message }, `${what} failed; using the fallback`);
-        return fallback.enhance(input, opts);
+        const reason = fallbackReason(err);
+        logger?.warn({ engine: primary.name, err: reason }, `${what} failed; using the built-in one`);
+        const result = await fallback.enhance(input, opts);
+        return { ...result, warnings: [...result.warnings, fallbackWarning(primary.name, reason)] };
       }
     },
   } as E;
 }
+
+/** The failure of a language model, in one bounded line without secrets. */
+export function fallbackReason(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  const clean = text
+    .replace(/\b(sk|key|r8|fal)[-_][A-Za-z0-9*._-]{6,}/g, '[redacted]')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return clean.length > 240 ? `${clean.slice(0, 239)}…` : clean || 'unknown error';
+}
+
+export const fallbackWarning = (model: string, reason: string) => ({
+  code: 'TEXT_ENGINE_FALLBACK' as const,
+  severity: 'warning' as const,
+  message: `The language model (${model.replace(/^openai-compatible:/, '')}) could not write this prompt, so the built-in enhancer did: ${reason}`,
+});
 
 /** The chat endpoint settings of an OpenAI-compatible enhancer (interactive: 30 s unless told). */
 const chatSettings = (settings: TextEngineSettings & { baseUrl: string; model: string }, timeoutMs?: number) => ({

@@ -89,12 +89,15 @@ export interface SceneEnhancementInput {
  *   refused and the local one used when it does).
  * - `NO_PRODUCT_CONTEXT` [info, productAssetIds]: no product was given; the scene is written
  *   around whatever product the prompt names, with nothing tying it to a real product image.
+ * - `TEXT_ENGINE_FALLBACK` [warning]: the configured language model (LLM_*) failed or gave an
+ *   unusable answer; the built-in enhancer wrote the prompt. The message says why.
  */
 export const SCENE_WARNING_CODES = [
   'HARDSPEC_ASPECT_MISMATCH',
   'PROMPT_TRUNCATED',
   'BRAND_WORD_AVOIDED',
   'NO_PRODUCT_CONTEXT',
+  'TEXT_ENGINE_FALLBACK',
 ] as const;
 export type SceneWarningCode = (typeof SCENE_WARNING_CODES)[number];
 

@@ -110,6 +110,8 @@ export interface VideoEnhancementInput {
  *   ratio contradicts (an explicit other ratio, "vertical"/"reel"/"TikTok" with 16:9,
  *   "widescreen"/"banner" with 9:16, a square format with either; same words as the scene
  *   enhancer). The prompt is kept; the composition follows the aspect ratio.
+ * - `TEXT_ENGINE_FALLBACK` [warning]: the configured language model (LLM_*) failed or gave an
+ *   unusable answer; the built-in enhancer wrote the prompt. The message says why.
  */
 export const VIDEO_WARNING_CODES = [
   'PROMPT_TRUNCATED',
@@ -118,6 +120,7 @@ export const VIDEO_WARNING_CODES = [
   'CAMERA_CONFLICT',
   'AUDIO_CUES_IGNORED',
   'HARDSPEC_ASPECT_MISMATCH',
+  'TEXT_ENGINE_FALLBACK',
 ] as const;
 export type VideoWarningCode = (typeof VIDEO_WARNING_CODES)[number];
 

@@ -36,43 +36,91 @@ export interface ChatRequest {
 
 export const chatCompletionsUrl = (baseUrl: string): string => `${baseUrl.replace(/\/+$/, '')}/chat/completions`;
 
-/** Sends one chat completion; the raw response body of a status < 400, else a TextEngineError. */
+/**
+ * Models at an endpoint that refused a sampling parameter (`temperature`) with a 400: reasoning
+ * models (gpt-5, the o-series) accept only the default and answer
+ * `{ error: { type: 'invalid_request_error', code: 'unsupported_value', param: 'temperature' } }`.
+ * Remembered for the process (`<chat completions URL>|<model>`) so each later call is sent
+ * without it at once.
+ */
+const samplingRefused = new Set<string>();
+
+/** Forgets what `postChatCompletion` learnt of models (tests). */
+export function resetChatModelMemory(): void {
+  samplingRefused.clear();
+}
+
+/** Whether a 400 body refuses a sampling parameter (OpenAI's `unsupported_value`/`unsupported_parameter`). */
+export function refusesSampling(body: Buffer): boolean {
+  let e: { code?: unknown; param?: unknown; message?: unknown } | undefined;
+  try {
+    e = (JSON.parse(body.toString('utf8')) as { error?: typeof e }).error;
+  } catch {
+    return false;
+  }
+  if (!e || typeof e !== 'object') return false;
+  const param = typeof e.param === 'string' ? e.param : '';
+  const code = typeof e.code === 'string' ? e.code : '';
+  const message = typeof e.message === 'string' ? e.message : '';
+  if (param === 'temperature' || param === 'top_p') return /^unsupported_(value|parameter)$/.test(code) || !code;
+  return /unsupported_(value|parameter)/.test(code) && /\btemperature\b/.test(message);
+}
+
+/**
+ * Sends one chat completion; the raw response body of a status < 400, else a TextEngineError.
+ * A model that refuses `temperature` (see `samplingRefused`) is asked once more without it.
+ */
 export async function postChatCompletion(
   settings: ChatEndpointSettings,
   fetcher: Fetcher,
   req: ChatRequest,
 ): Promise<Buffer> {
-  const body = {
-    model: settings.model,
-    temperature: req.temperature,
-    messages: [
-      { role: 'system', content: req.system },
-      { role: 'user', content: req.user },
-    ],
-    response_format: {
-      type: 'json_schema',
-      json_schema: { name: req.schemaName, strict: true, schema: req.schema },
-    },
-  };
+  const url = chatCompletionsUrl(settings.baseUrl);
+  const memo = `${url}|${settings.model}`;
   const timeoutMs = settings.timeoutMs ?? req.defaultTimeoutMs;
-  let res: Awaited<ReturnType<Fetcher['fetch']>>;
-  try {
-    res = await fetcher.fetch(chatCompletionsUrl(settings.baseUrl), {
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: {
-        'content-type': 'application/json',
-        ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
+  const deadline = Date.now() + timeoutMs;
+  const send = async (withSampling: boolean) => {
+    const body = {
+      model: settings.model,
+      ...(withSampling ? { temperature: req.temperature } : {}),
+      messages: [
+        { role: 'system', content: req.system },
+        { role: 'user', content: req.user },
+      ],
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: req.schemaName, strict: true, schema: req.schema },
       },
-      accept: 'application/json',
-      timeoutMs,
-      idleTimeoutMs: timeoutMs,
-      maxBytes: 2 * 1024 * 1024,
-      throwOnHttpError: false,
-      ...(req.signal ? { signal: req.signal } : {}),
-    });
-  } catch (err) {
-    throw new TextEngineError(`The text engine could not be reached: ${(err as Error).message}`, { cause: err });
+    };
+    const left = Math.max(1, deadline - Date.now());
+    try {
+      return await fetcher.fetch(url, {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: {
+          'content-type': 'application/json',
+          ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
+        },
+        accept: 'application/json',
+        timeoutMs: left,
+        idleTimeoutMs: left,
+        maxBytes: 2 * 1024 * 1024,
+        throwOnHttpError: false,
+        ...(req.signal ? { signal: req.signal } : {}),
+      });
+    } catch (err) {
+      throw new TextEngineError(`The text engine could not be reached: ${(err as Error).message}`, { cause: err });
+    }
+  };
+  const withSampling = !samplingRefused.has(memo);
+  let res = await send(withSampling);
+  if (res.status === 400 && withSampling && refusesSampling(res.body)) {
+    samplingRefused.add(memo);
+    res = await send(false);
+  }
+  if (res.status === 401 || res.status === 403) {
+    // Not repeated: some servers echo part of the key.
+    throw new TextEngineError(`The text engine refused the API key (HTTP ${res.status}); check LLM_API_KEY`);
   }
   if (res.status >= 400) {
     throw new TextEngineError(`The text engine answered HTTP ${res.status}: ${apiErrorMessage(res.body)}`);

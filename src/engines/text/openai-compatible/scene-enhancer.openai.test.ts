@@ -9,6 +9,7 @@ import {
   TextEngineError,
   withSceneFallback,
 } from '../index.ts';
+import { resetChatModelMemory } from './chat.ts';
 import { createOpenAiCompatibleSceneEnhancer, keptShare, contentWords } from './scene-enhancer.openai.ts';
 
 const PROMPT = 'Our vitamin C serum on a bathroom shelf, morning light, vertical story';
@@ -59,6 +60,20 @@ async function startFakeModel() {
           choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: 'stop' }],
         });
       const answer = (a: unknown) => choice({ content: JSON.stringify(a) });
+      const body = requests.at(-1)?.body ?? {};
+      // Reasoning models (gpt-5, the o-series) take only the default sampling: any other
+      // `temperature` is a 400 `unsupported_value` naming the parameter (openai-node types the
+      // error body as { message, type, param, code }: src/core/error.ts, APIError).
+      if (/^(o\d|gpt-5)/.test(String(body.model)) && body.temperature !== undefined && body.temperature !== 1) {
+        return reply(400, {
+          error: {
+            message: `Unsupported value: 'temperature' does not support ${body.temperature} with this model. Only the default (1) value is supported.`,
+            type: 'invalid_request_error',
+            param: 'temperature',
+            code: 'unsupported_value',
+          },
+        });
+      }
       switch (mode) {
         case 'http-500':
           return reply(500, { error: { message: 'the model is overloaded' } });
@@ -232,6 +247,40 @@ describe('OpenAI-compatible scene enhancer', () => {
     expect(Date.now() - started).toBeLessThan(2500);
   });
 
+  it('asks a reasoning model again without temperature when it refuses one, and remembers the model', async () => {
+    fake.setMode('ok');
+    resetChatModelMemory();
+    const logged: unknown[] = [];
+    const engine = createSceneEnhancer(
+      { baseUrl: fake.baseUrl, model: 'gpt-5-mini', apiKey: undefined },
+      { fetcher, logger: { warn: (o) => void logged.push(o) } },
+    );
+    const before = fake.requests.length;
+    const r = await engine.enhance(INPUT);
+    expect(r.engine).toBe('openai-compatible:gpt-5-mini');
+    expect(r.warnings.map((w) => w.code)).not.toContain('TEXT_ENGINE_FALLBACK');
+    const sent = fake.requests.slice(before).map((q) => q.body.temperature);
+    expect(sent).toEqual([0.2, undefined]);
+    // The next call goes without it at once.
+    await engine.enhance(INPUT);
+    expect(fake.requests.slice(before + 2).map((q) => 'temperature' in q.body)).toEqual([false]);
+    expect(logged).toEqual([]);
+  });
+
+  it('says why when a model refuses the request: a TEXT_ENGINE_FALLBACK warning and a log line', async () => {
+    fake.setMode('http-500');
+    const logged: { err?: string }[] = [];
+    const engine = createSceneEnhancer(
+      { baseUrl: fake.baseUrl, model: 'm', apiKey: 'sk-secret-key-123456' },
+      { fetcher, logger: { warn: (o) => void logged.push(o) } },
+    );
+    const r = await engine.enhance(INPUT);
+    const w = r.warnings.find((x) => x.code === 'TEXT_ENGINE_FALLBACK');
+    expect(w?.message).toContain('HTTP 500: the model is overloaded');
+    expect(w?.message).not.toContain('sk-secret');
+    expect(logged[0]?.err).toContain('HTTP 500');
+  });
+
   it.each(['http-500', 'not-json', 'bad-schema', 'unfaithful', 'slow'] as const)(
     'falls back to the local enhancer on %s',
     async (mode) => {
@@ -244,7 +293,14 @@ describe('OpenAI-compatible scene enhancer', () => {
       expect(engine.name).toBe('openai-compatible:m+local');
       const r = await engine.enhance(INPUT);
       expect(r.engine).toBe('local');
-      expect(r).toEqual({ ...(await createLocalSceneEnhancer().enhance(INPUT)) });
+      const local = await createLocalSceneEnhancer().enhance(INPUT);
+      // The local result, plus one warning saying the model failed and why (never silent).
+      const { warnings, ...rest } = r;
+      const { warnings: localWarnings, ...localRest } = local;
+      expect(rest).toEqual(localRest);
+      expect(warnings.slice(0, -1)).toEqual(localWarnings);
+      expect(warnings.at(-1)).toMatchObject({ code: 'TEXT_ENGINE_FALLBACK', severity: 'warning' });
+      expect(warnings.at(-1)?.message).toMatch(/language model \(m\) could not write this prompt/);
       expect(logged).toHaveLength(1);
     },
   );

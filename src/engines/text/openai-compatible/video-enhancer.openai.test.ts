@@ -286,7 +286,14 @@ describe('OpenAI-compatible video enhancer', () => {
       expect(engine.name).toBe('openai-compatible:m+local');
       const r = await engine.enhance(INPUT);
       expect(r.engine).toBe('local');
-      expect(r).toEqual(await createLocalVideoEnhancer().enhance(INPUT));
+      const local = await createLocalVideoEnhancer().enhance(INPUT);
+      // The local result, plus one warning saying the model failed and why (never silent).
+      const { warnings, ...rest } = r;
+      const { warnings: localWarnings, ...localRest } = local;
+      expect(rest).toEqual(localRest);
+      expect(warnings.slice(0, -1)).toEqual(localWarnings);
+      expect(warnings.at(-1)).toMatchObject({ code: 'TEXT_ENGINE_FALLBACK', severity: 'warning' });
+      expect(warnings.at(-1)?.message).toMatch(/language model \(m\) could not write this prompt/);
       expect(logged).toHaveLength(1);
     },
   );
