@@ -62,6 +62,11 @@ export interface Config {
   imageEngine: SceneEngineSettings;
   /** The video engine (VIDEO_ENGINE...) and the models it renders; the others use `local`. */
   video: VideoSettings;
+  /**
+   * ATELIER_INPUT_LINKS: whether providers that take images by URL get short-lived links to them in
+   * our storage: `auto` (default) when the links' host looks public, `on` always, `off` never.
+   */
+  inputLinks: 'auto' | 'on' | 'off';
   /** Requests held by `Prefer: wait` at once per process (ATELIER_LONG_POLL_MAX); 0 turns long-poll off. */
   longPollMax: number;
   /** Signed webhooks (src/modules/webhooks). */
@@ -115,6 +120,7 @@ function videoSettings(env: Env): VideoSettings {
     timeoutSeconds: str(env, 'VIDEO_TIMEOUT_SECONDS') ? int(env, 'VIDEO_TIMEOUT_SECONDS', 600, 10, 7200) : undefined,
     maxRetries: str(env, 'VIDEO_MAX_RETRIES') ? int(env, 'VIDEO_MAX_RETRIES', 2, 0, 10) : undefined,
     extraInput: str(env, 'VIDEO_EXTRA_INPUT'),
+    endFrameModel: str(env, 'VIDEO_END_FRAME_MODEL'),
   };
   const defined = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined)) as VideoEngineConfig;
   let engine: VideoEngineSettings;
@@ -408,6 +414,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     imageLongSide: int(env, 'ATELIER_IMAGE_LONG_SIDE', 1024, 256, 4096),
     imageEngine: imageEngineSettings(env),
     video: videoSettings(env),
+    inputLinks: oneOf(env, 'ATELIER_INPUT_LINKS', ['auto', 'on', 'off'] as const, 'auto'),
     longPollMax: int(env, 'ATELIER_LONG_POLL_MAX', 1000, 0, 100_000),
     webhooks: {
       retryScheduleMs: durationList(env, 'ATELIER_WEBHOOK_RETRY_SCHEDULE', DEFAULT_WEBHOOK_RETRY_SCHEDULE),

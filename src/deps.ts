@@ -22,6 +22,12 @@ import { createAssetsModule } from './modules/assets/assets.module.ts';
 import { createExtractionModule } from './modules/extraction/extraction.module.ts';
 import { createBrandDnaModule } from './modules/brand-dna/brand-dna.module.ts';
 import { createGenerationEngines } from './modules/generation/engines.ts';
+import {
+  createStorageInputHost,
+  PURGE_PROVIDER_INPUTS_EVERY_MS,
+  providerInputsPurgeJob,
+  purgeProviderInputsJob,
+} from './modules/generation/provider-inputs.ts';
 import { createInputsResolver } from './modules/generation/inputs.ts';
 import { createScenesModule } from './modules/scenes/scenes.module.ts';
 import { createEnvironmentsModule } from './modules/environments/environments.module.ts';
@@ -121,8 +127,12 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
   jobs.register(...brandDnaModule.jobs);
   const engines = createGenerationEngines(
     { longSide: config.imageLongSide, image: config.imageEngine, llm: config.llm, video: config.video },
-    { logger: pino({ level: config.logLevel }).child({ component: 'generation' }) },
+    {
+      logger: pino({ level: config.logLevel }).child({ component: 'generation' }),
+      inputHost: createStorageInputHost(storage, { mode: config.inputLinks }),
+    },
   );
+  jobs.register(providerInputsPurgeJob({ storage }));
   const inputs = createInputsResolver({ db, plans, brandDna: brandDnaModule.service });
   const scenesModule = createScenesModule({
     db,
@@ -158,6 +168,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     ...extractionModule.schedules,
     ...idempotencyModule.schedules,
     ...consoleModule.schedules,
+    { name: purgeProviderInputsJob.name, payload: {}, everyMs: PURGE_PROVIDER_INPUTS_EVERY_MS },
   ];
   return {
     config,

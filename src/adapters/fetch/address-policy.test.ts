@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addressRange, isPublicAddress } from './address-policy.ts';
+import { addressRange, isPublicAddress, isPublicUrl } from './address-policy.ts';
 
 /**
  * A deliberately plain reference for IPv4: every non-public block as (base, prefix length) on
@@ -224,5 +224,27 @@ describe('addressRange (not an address)', () => {
         return r === 'public' ? /^[0-9a-f:.[\]]+$/i.test(s) : true;
       }),
     );
+  });
+});
+
+describe('isPublicUrl (may a provider on the internet fetch a link to it?)', () => {
+  it.each([
+    ['https://atelier.example/v1/blobs/x', false],
+    ['https://atelier.acme.io/v1/blobs/x', true],
+    ['https://bucket.s3.eu-west-1.amazonaws.com/k?X-Amz-Signature=1', true],
+    ['http://localhost:8080/v1/blobs/x', false],
+    ['http://app.localhost/x', false],
+    ['http://127.0.0.1:8080/x', false],
+    ['http://10.1.2.3/x', false],
+    ['http://192.168.1.20:9000/bucket/k', false],
+    ['http://[::1]:8080/x', false],
+    ['http://minio:9000/bucket/k', false],
+    ['http://nas.local/x', false],
+    ['http://files.internal/x', false],
+    ['http://8.8.8.8/x', true],
+    ['ftp://files.acme.io/x', false],
+    ['not a url', false],
+  ])('%s → %s', (url, expected) => {
+    expect(isPublicUrl(url)).toBe(expected);
   });
 });

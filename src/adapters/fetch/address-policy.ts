@@ -117,3 +117,20 @@ function canonicalIPv6(text: string): string | undefined {
 export function isPublicAddress(address: string): boolean {
   return addressRange(address) === 'public';
 }
+
+/** Names that never resolve on the public internet (RFC 6761, RFC 6762, RFC 8375, common LAN suffixes). */
+const LOCAL_NAMES =
+  /(^|\.)(localhost|local|internal|lan|home|home\.arpa|intranet|corp|localdomain|test|invalid|example)$/i;
+
+/**
+ * Whether a URL's host looks reachable from the public internet, judged from the URL alone: an IP
+ * literal in a public range, or a dotted DNS name outside the local-only suffixes. (A name can
+ * still resolve to a private address; an operator who knows better sets it explicitly.)
+ */
+export function isPublicUrl(url: string): boolean {
+  if (!URL.canParse(url)) return false;
+  const { protocol, hostname } = new URL(url);
+  if (protocol !== 'https:' && protocol !== 'http:') return false;
+  if (addressRange(hostname) !== 'invalid') return isPublicAddress(hostname);
+  return hostname.includes('.') && !LOCAL_NAMES.test(hostname.replace(/\.$/, ''));
+}

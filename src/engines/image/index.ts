@@ -63,6 +63,7 @@ export function createSceneEngine(settings: SceneEngineSettings, deps: SceneEngi
     downloadFetcher: deps.downloadFetcher ?? createFetcher(),
     ...(deps.sleep ? { sleep: deps.sleep } : {}),
     ...(deps.now ? { now: deps.now } : {}),
+    ...(deps.inputHost ? { inputHost: deps.inputHost } : {}),
   };
   const { provider, ...rest } = settings;
   const engine = (() => {

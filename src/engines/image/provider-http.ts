@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import sharp, { type Metadata } from 'sharp';
 import { FetchError, type Fetcher, type FetchResult } from '../../adapters/fetch/fetcher.ts';
+import type { InputHost } from './provider-inputs.ts';
 import { type EngineWarning, GenerationError, type SceneRequest, type SceneResult } from './scene-engine.ts';
 
 /**
  * What the provider adapters (openai-images, fal, replicate, comfyui) share: JSON and multipart
- * calls over the one Fetcher with a per-generation deadline, bounded retries with backoff for 429,
- * 5xx and network failures (Retry-After honoured), bounded result downloads checked to be images,
- * and the final cover-crop to the exact requested size. Every failure leaves as a GenerationError
+ * calls over the one Fetcher with a per-generation deadline, bounded retries with backoff under
+ * each provider's own policy (RetryPolicy; Retry-After honoured), bounded result downloads checked
+ * to be images, and the final cover-crop to the exact requested size. Every failure leaves as a GenerationError
  * whose message a person can read and which never contains the API key.
  *
  * Trust: the provider's API origin gets the auth headers and the API fetcher (which may reach
@@ -29,13 +30,19 @@ export interface ProviderDeps {
   sleep?: Sleep;
   /** Milliseconds clock for deadlines. Default Date.now. */
   now?: () => number;
+  /**
+   * Short-lived public links to input images in our own storage (provider-inputs.ts), for
+   * providers that take images by URL; absent or answering undefined: the provider's upload API
+   * or a data URI where it documents them.
+   */
+  inputHost?: InputHost;
 }
 
 /** Retry and bound knobs every provider's settings accept. */
 export interface ProviderLimits {
   /** The whole generation (every call, poll and download). */
   timeoutMs?: number;
-  /** Extra attempts after a 429, a 5xx or a network failure. Default 2. */
+  /** Extra attempts after a failure the provider's retry policy retries (429, 5xx...). Default 2. */
   maxRetries?: number;
   /** First backoff delay; doubled each attempt. Default 500 ms. */
   retryBaseMs?: number;
@@ -58,7 +65,61 @@ export interface ProviderHttpConfig extends ProviderLimits {
   maxJsonBytes?: number;
   /** Default timeout when a generation does not give one. Default 120 s. */
   defaultTimeoutMs?: number;
+  /**
+   * Which failed attempts are tried again: the provider's own client's policy (see RetryPolicy).
+   * Default `stainlessRetry` (the policy of the OpenAI, Runway and Luma SDKs).
+   */
+  retry?: RetryPolicy;
 }
+
+/**
+ * One failed attempt, as a retry policy sees it: an HTTP answer (`status`, `headers`, `body`) or
+ * a failure to get one (`network`: the connection failed or broke; `timeout`: no answer in time).
+ */
+export interface FailedAttempt {
+  method: string;
+  url: string;
+  status?: number;
+  headers?: Record<string, string>;
+  body?: Buffer;
+  network?: 'connection' | 'timeout';
+}
+
+/** Whether a failed attempt is tried again (within `maxRetries` and the deadline). */
+export type RetryPolicy = (a: FailedAttempt) => boolean;
+
+/**
+ * The policy of the Stainless-generated SDKs (openai-node src/client.ts `shouldRetry`,
+ * runwayml/sdk-node src/client.ts:705-726, lumaai-node src/core.ts:572-591): the server's
+ * `x-should-retry: true|false` decides first; else 408, 409, 429 and every 5xx, and connection
+ * failures, are retried, whatever the method. One departure, on purpose: a POST that got no
+ * answer in time is not sent again (the provider may have accepted it and none of these three
+ * honours an idempotency key, so a second one could start a second billed job).
+ */
+export const stainlessRetry: RetryPolicy = (a) => {
+  const told = a.headers?.['x-should-retry'];
+  if (told === 'true') return true;
+  if (told === 'false') return false;
+  if (a.network === 'timeout') return a.method === 'GET' || a.method === 'HEAD';
+  if (a.network) return true;
+  const st = a.status ?? 0;
+  return st === 408 || st === 409 || st === 429 || st >= 500;
+};
+
+/**
+ * A policy for providers whose own client retries a job's creation only on some statuses (fal:
+ * 429, 502, 503, 504; Replicate: 429) because a created job is billed: POSTs are retried on
+ * `postStatuses` alone (never after a lost connection or a timeout, when the job may exist);
+ * reads (GET, HEAD) on 408, 429 and 5xx and on network failures.
+ */
+export const retryCreatesOnlyOn =
+  (postStatuses: readonly number[]): RetryPolicy =>
+  (a) => {
+    if (a.method !== 'GET' && a.method !== 'HEAD') return a.status !== undefined && postStatuses.includes(a.status);
+    if (a.network) return true;
+    const st = a.status ?? 0;
+    return st === 408 || st === 429 || st >= 500;
+  };
 
 /** A refusal under the provider's content policy (moderation, NSFW or safety filters). Never retryable. */
 export class ContentPolicyError extends GenerationError {
@@ -160,10 +221,7 @@ export interface RequestOptions {
   accept?: string;
   /** Largest answer. Default: the config's maxJsonBytes. */
   maxBytes?: number;
-  /**
-   * What the call does, for messages ("submitting the job"). Retries of a POST after a request
-   * timeout are not made (the provider may have accepted it); 429, 5xx and connection failures are.
-   */
+  /** What the call does, for messages ("submitting the job"). Retries follow the config's RetryPolicy. */
   what?: string;
   /** Per-provider reading of an HTTP error (ComfyUI's node_errors...); undefined → the default. */
   onHttpError?: (status: number, body: Buffer) => GenerationError | undefined;
@@ -212,13 +270,13 @@ export interface ProviderSession {
 }
 
 const IMAGE_FORMATS = new Set(['png', 'jpeg', 'webp', 'gif', 'avif', 'tiff', 'heif']);
-const RETRY_STATUSES = new Set([408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529]);
 
 export function createProviderHttp(cfg: ProviderHttpConfig, deps: ProviderDeps): ProviderHttp {
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? defaultSleep;
   const secrets = cfg.secrets ?? [];
   const maxRetries = Math.max(0, cfg.maxRetries ?? 2);
+  const retry = cfg.retry ?? stainlessRetry;
   const retryBaseMs = cfg.retryBaseMs ?? 500;
   const maxRetryDelayMs = cfg.maxRetryDelayMs ?? 30_000;
   const maxJsonBytes = cfg.maxJsonBytes ?? 8 * 1024 * 1024;
@@ -325,13 +383,15 @@ export function createProviderHttp(cfg: ProviderHttpConfig, deps: ProviderDeps):
             if (err.code === 'TOO_LARGE') {
               throw fail(`${label} sent an answer larger than allowed while ${what}`, false, err);
             }
+            const network = err.code === 'TIMEOUT' ? 'timeout' : 'connection';
             const transient =
+              err.code === 'TIMEOUT' ||
               err.code === 'CONNECTION_FAILED' ||
               err.code === 'BAD_RESPONSE' ||
-              err.code === 'DNS_FAILURE' ||
-              (err.code === 'TIMEOUT' && (method === 'GET' || method === 'HEAD'));
+              err.code === 'DNS_FAILURE';
+            const again = transient && retry({ method, url, network });
             const e = fail(`${label} could not be reached while ${what}: ${err.message}`, transient, err);
-            if (!transient || attempt >= maxRetries) throw e;
+            if (!again || attempt >= maxRetries) throw e;
             await waitBeforeRetry(backoff(attempt), e);
             continue;
           }
@@ -339,7 +399,8 @@ export function createProviderHttp(cfg: ProviderHttpConfig, deps: ProviderDeps):
             const custom = ro.onHttpError?.(res.status, res.body);
             if (custom) throw custom;
             const e = httpError(res.status, res.body, what, attempt + 1);
-            if (!RETRY_STATUSES.has(res.status) || e instanceof ContentPolicyError || attempt >= maxRetries) throw e;
+            const again = retry({ method, url, status: res.status, headers: res.headers, body: res.body });
+            if (!again || e instanceof ContentPolicyError || attempt >= maxRetries) throw e;
             const delay = retryAfter(res.headers) ?? backoff(attempt);
             if (delay > maxRetryDelayMs) {
               throw fail(
@@ -583,6 +644,35 @@ export async function providerSceneResult(
     warnings: all,
     engine,
   };
+}
+
+/**
+ * `text` cut to at most `max` UTF-16 code units (the unit providers count in) without splitting a
+ * surrogate pair: a cut that would leave a lone high surrogate drops it too.
+ */
+export function truncateUtf16(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  const last = cut.charCodeAt(cut.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
+}
+
+/**
+ * Runs the provider part of a generation; when it ends by the deadline or by the caller's abort,
+ * asks the provider to cancel the job (best effort, see ProviderSession.cancel) before rethrowing.
+ */
+export async function cancelOnGiveUp<T>(
+  s: ProviderSession,
+  signal: AbortSignal | undefined,
+  work: () => Promise<T>,
+  cancel: () => Promise<void>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (signal?.aborted || s.remainingMs() <= 0) await cancel();
+    throw err;
+  }
 }
 
 /** Trims trailing slashes. */

@@ -1,7 +1,7 @@
 import { createFetcher } from '../../adapters/fetch/fetcher.ts';
 import type { ProviderDeps } from '../image/provider-http.ts';
 import { createFalVideoEngine, type FalVideoSettings } from './providers/fal.ts';
-import { createLumaVideoEngine, type FrameUrl, type LumaSettings } from './providers/luma.ts';
+import { createLumaVideoEngine, type LumaSettings } from './providers/luma.ts';
 import { createReplicateVideoEngine, type ReplicateVideoSettings } from './providers/replicate.ts';
 import { createRunwayVideoEngine, type RunwaySettings } from './providers/runway.ts';
 import type { VideoEngine } from './video-engine.ts';
@@ -9,7 +9,7 @@ import type { VideoEngine } from './video-engine.ts';
 export * from './video-engine.ts';
 export { conformProviderVideo } from './providers/conform.ts';
 export { createFalVideoEngine, type FalVideoSettings } from './providers/fal.ts';
-export { createLumaVideoEngine, type FrameUrl, type LumaSettings } from './providers/luma.ts';
+export { createLumaVideoEngine, type LumaSettings } from './providers/luma.ts';
 export type { VideoProviderLimits } from './providers/provider-video.ts';
 export { createReplicateVideoEngine, type ReplicateVideoSettings } from './providers/replicate.ts';
 export { createRunwayVideoEngine, type RunwaySettings } from './providers/runway.ts';
@@ -31,8 +31,6 @@ export interface VideoEngineDeps extends Partial<ProviderDeps> {
    * it. Required for `local`; passed in so this factory does not pull the renderer in.
    */
   local?: VideoEngine | (() => VideoEngine);
-  /** Luma only: a public URL for a keyframe (else it is sent as a data URI; see providers/luma.ts). */
-  frameUrl?: FrameUrl;
 }
 
 /**
@@ -50,16 +48,14 @@ export function createVideoEngine(settings: VideoEngineSettings, deps: VideoEngi
     downloadFetcher: deps.downloadFetcher ?? createFetcher(),
     ...(deps.sleep ? { sleep: deps.sleep } : {}),
     ...(deps.now ? { now: deps.now } : {}),
+    ...(deps.inputHost ? { inputHost: deps.inputHost } : {}),
   };
   const { provider, ...rest } = settings;
   switch (provider) {
     case 'runway':
       return createRunwayVideoEngine(rest as RunwaySettings, providerDeps);
     case 'luma':
-      return createLumaVideoEngine(rest as LumaSettings, {
-        ...providerDeps,
-        ...(deps.frameUrl ? { frameUrl: deps.frameUrl } : {}),
-      });
+      return createLumaVideoEngine(rest as LumaSettings, providerDeps);
     case 'fal':
       return createFalVideoEngine(rest as FalVideoSettings, providerDeps);
     case 'replicate':
@@ -96,6 +92,12 @@ export interface VideoEngineConfig {
   maxRetries?: number;
   /** VIDEO_EXTRA_INPUT: a JSON object merged into the provider's request body / model input. */
   extraInput?: Record<string, unknown> | string;
+  /**
+   * VIDEO_END_FRAME_MODEL: the provider's model for requests with an end frame when VIDEO_MODEL
+   * takes none (each provider has a default where its family has one; see its adapter). `none`:
+   * the end frame is dropped with an END_FRAME_UNSUPPORTED warning.
+   */
+  endFrameModel?: string;
 }
 
 /** Turns the flat configuration into VideoEngineSettings; throws an Error naming the variable at fault. */
@@ -125,6 +127,7 @@ export function toVideoEngineSettings(c: VideoEngineConfig): VideoEngineSettings
     ...(c.timeoutSeconds !== undefined ? { timeoutMs: Math.round(c.timeoutSeconds * 1000) } : {}),
     ...(c.maxRetries !== undefined ? { maxRetries: c.maxRetries } : {}),
     ...(extra ? { extraInput: extra } : {}),
+    ...(c.endFrameModel ? { endFrameModel: c.endFrameModel } : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import type { EnvironmentEngine } from '../../engines/environment/environment-en
 import { createLocalEnvironmentEngine } from '../../engines/environment/local/local-environment-engine.ts';
 import { createSceneEngine, type SceneEngineSettings } from '../../engines/image/index.ts';
 import { createLocalSceneEngine } from '../../engines/image/local/local-scene-engine.ts';
+import type { InputHost } from '../../engines/image/provider-inputs.ts';
 import type { SceneEngine } from '../../engines/image/scene-engine.ts';
 import { createSceneEnhancer, createVideoEnhancer, type TextEngineSettings } from '../../engines/text/index.ts';
 import type { VideoEnhancer } from '../../engines/text/video-enhancer.ts';
@@ -33,19 +34,21 @@ export interface EngineSettings {
 /**
  * `local` engines unless the settings name a provider (IMAGE_ENGINE..., LLM_...). Provider and LLM
  * endpoints are the operator's, so their adapters build their own fetchers (private addresses
- * allowed for the API, public-only for downloads from other origins).
+ * allowed for the API, public-only for downloads from other origins). `inputHost` gives providers
+ * that take images by URL short-lived links to them (./provider-inputs.ts).
  */
 export function createGenerationEngines(
   s: EngineSettings,
-  o: { logger?: { warn(obj: object, msg?: string): void } } = {},
+  o: { logger?: { warn(obj: object, msg?: string): void }; inputHost?: InputHost | undefined } = {},
 ): GenerationEngines {
   const local = () => createLocalSceneEngine({ longSide: s.longSide });
   const localVideo = createLocalVideoEngine();
-  const video = createVideoEngine(s.video.engine, { local: localVideo });
+  const inputs = o.inputHost ? { inputHost: o.inputHost } : {};
+  const video = createVideoEngine(s.video.engine, { local: localVideo, ...inputs });
   const mapped = new Set(s.video.models);
   return {
     video: (model) => (mapped.has(model) ? video : localVideo),
-    scene: createSceneEngine(s.image, { local }),
+    scene: createSceneEngine(s.image, { local, ...inputs }),
     environment: createLocalEnvironmentEngine(),
     enhancer: createSceneEnhancer(s.llm, o.logger ? { logger: o.logger } : {}),
     videoEnhancer: createVideoEnhancer(s.llm, o.logger ? { logger: o.logger } : {}),

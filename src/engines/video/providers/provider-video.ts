@@ -7,6 +7,7 @@
  * (./conform.ts).
  */
 import {
+  cancelOnGiveUp,
   createProviderHttp,
   type ProviderDeps,
   type ProviderLimits,
@@ -24,6 +25,11 @@ export interface VideoProviderLimits extends ProviderLimits {
   maxVideoBytes?: number;
   /** Conform bounds (request size/length, ffmpeg time). */
   conform?: Omit<ConformOptions, 'engine' | 'warnings'>;
+  /**
+   * The provider's model for a request with an end frame when `model` takes none (VIDEO_END_FRAME_MODEL);
+   * `none` drops the end frame with an END_FRAME_UNSUPPORTED warning. Default: the adapter's own.
+   */
+  endFrameModel?: string;
 }
 
 /** Generation, polls and download: video providers take minutes. Default 10 min. */
@@ -133,23 +139,16 @@ export async function downloadVideo(
   return bytes;
 }
 
-/**
- * Runs the provider part of a generation; when it ends by the deadline or the caller's abort,
- * asks the provider to cancel (best effort) before rethrowing. The shared timeout message names
- * an image: it is reworded for a video.
- */
-export async function cancelOnGiveUp<T>(
+/** cancelOnGiveUp (provider-http.ts) for a video request, with the timeout message reworded for a video. */
+export async function cancelVideoOnGiveUp<T>(
   s: ProviderSession,
   req: VideoRequest,
   work: () => Promise<T>,
   cancel: () => Promise<void>,
 ): Promise<T> {
   try {
-    return await work();
+    return await cancelOnGiveUp(s, req.signal, work, cancel);
   } catch (err) {
-    const aborted = !!req.signal?.aborted;
-    const timedOut = s.remainingMs() <= 0;
-    if (aborted || timedOut) await cancel();
     throw videoWording(err);
   }
 }
@@ -254,7 +253,7 @@ export interface JobPoll<J, R> {
 
 /** Polls a job's status until it is no longer pending; cancels it on timeout or abort. */
 export function pollJob<J, R>(s: ProviderSession, req: VideoRequest, o: JobPoll<J, R>): Promise<R> {
-  return cancelOnGiveUp(
+  return cancelVideoOnGiveUp(
     s,
     req,
     () =>

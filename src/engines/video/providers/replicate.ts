@@ -12,7 +12,7 @@ import {
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
 import {
   authorization,
-  cancelOnGiveUp,
+  cancelVideoOnGiveUp,
   checkRequest,
   finishVideo,
   nearestDuration,
@@ -151,7 +151,7 @@ export function createReplicateVideoEngine(settings: ReplicateVideoSettings, dep
       return !PENDING.has(st);
     };
 
-    p = await cancelOnGiveUp(
+    p = await cancelVideoOnGiveUp(
       s,
       req,
       () =>
