@@ -13,6 +13,7 @@ import {
   type ProviderLimits,
   type ProviderSession,
   pngDataUri,
+  type RetryPolicy,
   toPngInput,
 } from '../../image/provider-http.ts';
 import { type EngineWarning, GenerationError } from '../../image/scene-engine.ts';
@@ -207,7 +208,7 @@ export const authorization = (scheme: string, apiKey: string | undefined): Recor
 export function videoProviderSessions(
   settings: VideoProviderLimits & { apiKey?: string },
   deps: ProviderDeps,
-  o: { label: string; baseUrl: string; headers: Record<string, string> },
+  o: { label: string; baseUrl: string; headers: Record<string, string>; retry?: RetryPolicy },
 ): (req: VideoRequest) => ProviderSession {
   const http = createProviderHttp(
     {
@@ -215,6 +216,7 @@ export function videoProviderSessions(
       label: o.label,
       apiOrigin: o.baseUrl,
       headers: o.headers,
+      ...(o.retry ? { retry: o.retry } : {}),
       secrets: [settings.apiKey],
       defaultTimeoutMs: DEFAULT_VIDEO_TIMEOUT_MS,
     },
