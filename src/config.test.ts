@@ -133,7 +133,6 @@ describe('loadConfig', () => {
     [{ ATELIER_IMAGE_LONG_SIDE: '100' }, 'ATELIER_IMAGE_LONG_SIDE', /256\.\.4096/],
     [{ IMAGE_ENGINE: 'midjourney' }, 'IMAGE_ENGINE', /one of local, openai-images, fal, replicate, comfyui/],
     [{ IMAGE_ENGINE: 'fal' }, 'IMAGE_API_KEY', /required when IMAGE_ENGINE=fal/],
-    [{ IMAGE_ENGINE: 'comfyui' }, 'COMFYUI_WORKFLOW_FILE', /required when IMAGE_ENGINE=comfyui/],
     [{ IMAGE_ENGINE: 'replicate', IMAGE_API_KEY: 'k', IMAGE_EXTRA_INPUT: '[1]' }, 'IMAGE_EXTRA_INPUT', /JSON object/],
     [{ IMAGE_API_BASE_URL: 'file:///x' }, 'IMAGE_API_BASE_URL', /http: or https:/],
     [{ ATELIER_TRUST_PROXY: '10.0.0.0/33' }, 'ATELIER_TRUST_PROXY', /CIDR/],

@@ -121,6 +121,8 @@ function videoSettings(env: Env): VideoSettings {
     maxRetries: str(env, 'VIDEO_MAX_RETRIES') ? int(env, 'VIDEO_MAX_RETRIES', 2, 0, 10) : undefined,
     extraInput: str(env, 'VIDEO_EXTRA_INPUT'),
     endFrameModel: str(env, 'VIDEO_END_FRAME_MODEL'),
+    comfyUrl: url(env, 'COMFYUI_URL', ['http:', 'https:']),
+    comfyVideoWorkflowFile: str(env, 'COMFYUI_VIDEO_WORKFLOW_FILE'),
   };
   const defined = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined)) as VideoEngineConfig;
   let engine: VideoEngineSettings;

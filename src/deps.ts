@@ -130,6 +130,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     {
       logger: pino({ level: config.logLevel }).child({ component: 'generation' }),
       inputHost: createStorageInputHost(storage, { mode: config.inputLinks }),
+      allowPrivateDownloads: config.allowPrivateFetch,
     },
   );
   jobs.register(providerInputsPurgeJob({ storage }));

@@ -2,10 +2,11 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeVideo } from '../src/adapters/media/video.ts';
 import { chooseCameraMove } from '../src/engines/video/camera.ts';
+import { type LumaFake, startLumaFake } from '../src/engines/video/fakes/luma-fake.ts';
 import { type RunwayFake, startRunwayFake } from '../src/engines/video/fakes/runway-fake.ts';
 import { makeVideo, tempDir } from './fixtures/media/generate.ts';
 import { createTestApp, dbKinds, type TestApp } from './helpers/app.ts';
-import { flatPng } from './helpers/assets.ts';
+import { flatPng, freePort } from './helpers/assets.ts';
 import { download, productFixture, productOnWhite, settledGeneration } from './helpers/generation.ts';
 import { createBrand, uploadCompleteAssets, uploadingAsset } from './helpers/upload.ts';
 
@@ -570,6 +571,8 @@ describe('a video provider that refuses the job (Runway protocol, local fake ser
     t = await createTestApp('sqlite', {
       env: {
         VIDEO_ENGINE: 'runway',
+        // The fake's upload storage listens on 127.0.0.1 (the frame goes by Runway's uploads API).
+        ATELIER_ALLOW_PRIVATE_FETCH: 'true',
         VIDEO_API_BASE_URL: fake.origin,
         VIDEO_API_KEY: KEY,
         VIDEO_MAX_RETRIES: '0',
@@ -617,5 +620,72 @@ describe('a video provider that refuses the job (Runway protocol, local fake ser
     expect(v).not.toHaveProperty('asset');
     expect(await used()).toBe(0); // released
     expect(fake.requests.some((r) => r.url.pathname === '/v1/image_to_video')).toBe(true);
+  });
+});
+
+describe('a provider that takes frames by URL only (Luma protocol, local fake server)', () => {
+  let t: TestApp;
+  let fake: LumaFake;
+  let base: string;
+  const KEY = 'luma_test_key_http';
+
+  beforeAll(async () => {
+    fake = await startLumaFake(clip('luma.mp4', { seconds: 2, fps: 25 }), KEY);
+    fake.pendingPolls = 0;
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    t = await createTestApp('sqlite', {
+      env: {
+        PORT: String(port),
+        ATELIER_PUBLIC_URL: base,
+        // A loopback address is not public: links are sent only because the operator says so.
+        ATELIER_INPUT_LINKS: 'on',
+        ATELIER_ALLOW_PRIVATE_FETCH: 'true',
+        VIDEO_ENGINE: 'luma',
+        VIDEO_API_BASE_URL: fake.baseUrl,
+        VIDEO_API_KEY: KEY,
+        VIDEO_MAX_RETRIES: '0',
+        VIDEO_ENGINE_MODELS: 'video-model-1',
+      },
+      jobTuning: { stopGraceMs: 1000 },
+    });
+    await t.app.listen({ host: '127.0.0.1', port });
+    await t.deps.startWorkers();
+  }, 120_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await fake?.close();
+  });
+
+  it('gets the start frame from a short-lived signed link of this server, and the video completes', async () => {
+    const { apiKey: key } = await t.bootstrap();
+    const brandId = await createBrand(t, key, 'Links');
+    const [frame] = await uploadCompleteAssets(t, key, brandId, [
+      { name: 'cap.png', type: 'image/png', bytes: productFixture('solidus_cap_red_1.png') },
+    ]);
+    const res = await t.request({
+      method: 'POST',
+      url: `/v1/brands/${brandId}/generate-video`,
+      key,
+      payload: {
+        startImageAssetId: frame,
+        userPrompts: ['Slow push-in'],
+        dimension: DIM,
+        model: 'video-model-1',
+        duration: 5,
+      },
+    });
+    expect(res.statusCode, res.body).toBe(202);
+    const group = res.json().data[0];
+    const done = await settledGeneration(t, key, `/v1/generated-videos-groups/${group.generatedVideosGroupId}`);
+    expect(done.status, JSON.stringify(done)).toBe('completed');
+    const [fetched] = fake.keyframeFetches;
+    expect(fetched?.url.startsWith(`${base}/v1/blobs/provider-inputs/`)).toBe(true);
+    expect(fetched).toMatchObject({ status: 200, format: 'png' });
+    expect(new URL(fetched!.url).searchParams.get('signature')).toBeTruthy();
+    // The link is signed: a changed key is refused.
+    const tampered = fetched!.url.replace('/provider-inputs/', '/provider-inputs-x/');
+    expect((await fetch(tampered)).status).toBeGreaterThanOrEqual(400);
   });
 });

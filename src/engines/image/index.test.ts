@@ -105,7 +105,11 @@ describe('toSceneEngineSettings', () => {
   it('names the variable at fault', () => {
     expect(() => toSceneEngineSettings({ engine: 'fal' })).toThrow(/IMAGE_API_KEY is required when IMAGE_ENGINE=fal/);
     expect(() => toSceneEngineSettings({ engine: 'replicate' })).toThrow(/IMAGE_API_KEY/);
-    expect(() => toSceneEngineSettings({ engine: 'comfyui' })).toThrow(/COMFYUI_WORKFLOW_FILE/);
+    // COMFYUI_WORKFLOW_FILE defaults to the shipped product-in-scene template.
+    expect(toSceneEngineSettings({ engine: 'comfyui' })).toMatchObject({
+      provider: 'comfyui',
+      workflow: expect.stringMatching(/config\/comfyui\/product-in-scene\.json$/),
+    });
     expect(() => toSceneEngineSettings({ engine: 'fal', apiKey: 'k', sizeInput: 'width_height' })).toThrow(
       /IMAGE_SIZE_INPUT must be one of/,
     );

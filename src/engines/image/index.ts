@@ -1,4 +1,5 @@
 import { createFetcher } from '../../adapters/fetch/fetcher.ts';
+import { SCENE_TEMPLATE } from './comfyui/comfy-client.ts';
 import { type ComfyUiSettings, createComfyUiSceneEngine } from './comfyui/comfyui-engine.ts';
 import { createFalSceneEngine, type FalSettings } from './fal/fal-engine.ts';
 import { withProductFidelity } from './fidelity.ts';
@@ -123,7 +124,10 @@ export interface ImageEngineConfig {
   extraInput?: Record<string, unknown> | string;
   /** COMFYUI_URL: the ComfyUI server. Default `http://127.0.0.1:8188`. */
   comfyUrl?: string;
-  /** COMFYUI_WORKFLOW_FILE: the API-format workflow JSON with `{{placeholders}}` (see comfyui-engine.ts). Required for comfyui. */
+  /**
+   * COMFYUI_WORKFLOW_FILE: the API-format workflow JSON with `{{placeholders}}` (see comfyui-engine.ts).
+   * Default: the shipped config/comfyui/product-in-scene.json (SDXL inpainting around the real product).
+   */
   comfyWorkflowFile?: string;
   /** COMFYUI_OUTPUT_NODE: the node id whose image is the result. Default: the first SaveImage output. */
   comfyOutputNode?: string;
@@ -185,10 +189,10 @@ export function toSceneEngineSettings(c: ImageEngineConfig): SceneEngineSettings
         ...limits,
       };
     case 'comfyui':
-      if (!c.comfyWorkflowFile) throw new Error('COMFYUI_WORKFLOW_FILE is required when IMAGE_ENGINE=comfyui');
       return {
         provider: 'comfyui',
-        workflow: c.comfyWorkflowFile,
+        // Default: the shipped product-in-scene template (config/comfyui/product-in-scene.json).
+        workflow: c.comfyWorkflowFile || SCENE_TEMPLATE,
         ...opt('baseUrl', c.comfyUrl),
         ...opt('apiKey', c.apiKey),
         ...opt('outputNode', c.comfyOutputNode),

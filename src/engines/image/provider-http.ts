@@ -224,7 +224,7 @@ export interface RequestOptions {
   /** What the call does, for messages ("submitting the job"). Retries follow the config's RetryPolicy. */
   what?: string;
   /** Per-provider reading of an HTTP error (ComfyUI's node_errors...); undefined → the default. */
-  onHttpError?: (status: number, body: Buffer) => GenerationError | undefined;
+  onHttpError?: (status: number, body: Buffer, headers: Record<string, string>) => GenerationError | undefined;
 }
 
 export interface JsonAnswer<T = unknown> {
@@ -396,7 +396,7 @@ export function createProviderHttp(cfg: ProviderHttpConfig, deps: ProviderDeps):
             continue;
           }
           if (res.status >= 400) {
-            const custom = ro.onHttpError?.(res.status, res.body);
+            const custom = ro.onHttpError?.(res.status, res.body, res.headers);
             if (custom) throw custom;
             const e = httpError(res.status, res.body, what, attempt + 1);
             const again = retry({ method, url, status: res.status, headers: res.headers, body: res.body });

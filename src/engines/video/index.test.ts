@@ -7,7 +7,8 @@ describe('toVideoEngineSettings', () => {
   });
 
   it('maps every provider with its key, model, limits and extra input', () => {
-    for (const engine of VIDEO_ENGINES.filter((e) => e !== 'local')) {
+    // ComfyUI (self-hosted) takes neither a model nor extra input: providers/comfyui.test.ts.
+    for (const engine of VIDEO_ENGINES.filter((e) => e !== 'local' && e !== 'comfyui')) {
       expect(
         toVideoEngineSettings({
           engine,

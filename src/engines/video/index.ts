@@ -1,5 +1,6 @@
 import { createFetcher } from '../../adapters/fetch/fetcher.ts';
 import type { ProviderDeps } from '../image/provider-http.ts';
+import { type ComfyUiVideoSettings, createComfyUiVideoEngine } from './providers/comfyui.ts';
 import { createFalVideoEngine, type FalVideoSettings } from './providers/fal.ts';
 import { createLumaVideoEngine, type LumaSettings } from './providers/luma.ts';
 import { createReplicateVideoEngine, type ReplicateVideoSettings } from './providers/replicate.ts';
@@ -7,6 +8,7 @@ import { createRunwayVideoEngine, type RunwaySettings } from './providers/runway
 import type { VideoEngine } from './video-engine.ts';
 
 export * from './video-engine.ts';
+export { type ComfyUiVideoSettings, createComfyUiVideoEngine } from './providers/comfyui.ts';
 export { conformProviderVideo } from './providers/conform.ts';
 export { createFalVideoEngine, type FalVideoSettings } from './providers/fal.ts';
 export { createLumaVideoEngine, type LumaSettings } from './providers/luma.ts';
@@ -14,7 +16,7 @@ export type { VideoProviderLimits } from './providers/provider-video.ts';
 export { createReplicateVideoEngine, type ReplicateVideoSettings } from './providers/replicate.ts';
 export { createRunwayVideoEngine, type RunwaySettings } from './providers/runway.ts';
 
-export const VIDEO_ENGINES = ['local', 'runway', 'luma', 'fal', 'replicate'] as const;
+export const VIDEO_ENGINES = ['local', 'runway', 'luma', 'fal', 'replicate', 'comfyui'] as const;
 export type VideoEngineKind = (typeof VIDEO_ENGINES)[number];
 
 /** Which video engine, and that engine's settings. */
@@ -23,7 +25,8 @@ export type VideoEngineSettings =
   | ({ provider: 'runway' } & RunwaySettings)
   | ({ provider: 'luma' } & LumaSettings)
   | ({ provider: 'fal' } & FalVideoSettings)
-  | ({ provider: 'replicate' } & ReplicateVideoSettings);
+  | ({ provider: 'replicate' } & ReplicateVideoSettings)
+  | ({ provider: 'comfyui' } & ComfyUiVideoSettings);
 
 export interface VideoEngineDeps extends Partial<ProviderDeps> {
   /**
@@ -60,6 +63,8 @@ export function createVideoEngine(settings: VideoEngineSettings, deps: VideoEngi
       return createFalVideoEngine(rest as FalVideoSettings, providerDeps);
     case 'replicate':
       return createReplicateVideoEngine(rest as ReplicateVideoSettings, providerDeps);
+    case 'comfyui':
+      return createComfyUiVideoEngine(rest as ComfyUiVideoSettings, providerDeps);
     default:
       throw new Error(`createVideoEngine: unknown video engine "${String(provider)}"`);
   }
@@ -70,7 +75,7 @@ export function createVideoEngine(settings: VideoEngineSettings, deps: VideoEngi
  * parse there, then `toVideoEngineSettings`).
  */
 export interface VideoEngineConfig {
-  /** VIDEO_ENGINE: `local` (default; offline ffmpeg, no key) | `runway` | `luma` | `fal` | `replicate`. */
+  /** VIDEO_ENGINE: `local` (default; offline ffmpeg, no key) | `runway` | `luma` | `fal` | `replicate` | `comfyui` (self-hosted). */
   engine: VideoEngineKind;
   /**
    * VIDEO_API_BASE_URL: the provider's API root. Defaults: runway `https://api.dev.runwayml.com`,
@@ -98,6 +103,14 @@ export interface VideoEngineConfig {
    * the end frame is dropped with an END_FRAME_UNSUPPORTED warning.
    */
   endFrameModel?: string;
+  /** COMFYUI_URL (comfyui): the ComfyUI server. Default `http://127.0.0.1:8188` (VIDEO_API_BASE_URL also works). */
+  comfyUrl?: string;
+  /**
+   * COMFYUI_VIDEO_WORKFLOW_FILE (comfyui): the API-format image-to-video workflow with
+   * `{{placeholders}}` (src/engines/video/providers/comfyui.ts). Default: the shipped
+   * config/comfyui/image-to-video.json (Wan 2.2 TI2V 5B).
+   */
+  comfyVideoWorkflowFile?: string;
 }
 
 /** Turns the flat configuration into VideoEngineSettings; throws an Error naming the variable at fault. */
@@ -106,7 +119,8 @@ export function toVideoEngineSettings(c: VideoEngineConfig): VideoEngineSettings
     throw new Error(`VIDEO_ENGINE must be one of ${VIDEO_ENGINES.join(', ')}`);
   }
   if (c.engine === 'local') return { provider: 'local' };
-  if (!c.apiKey) throw new Error(`VIDEO_API_KEY is required when VIDEO_ENGINE=${c.engine}`);
+  // ComfyUI is self-hosted: VIDEO_API_KEY only for a proxy in front of it.
+  if (!c.apiKey && c.engine !== 'comfyui') throw new Error(`VIDEO_API_KEY is required when VIDEO_ENGINE=${c.engine}`);
   if (c.baseUrl !== undefined && c.baseUrl !== '') {
     if (!URL.canParse(c.baseUrl) || !/^https?:$/.test(new URL(c.baseUrl).protocol)) {
       throw new Error('VIDEO_API_BASE_URL must be an http(s) URL');
@@ -117,6 +131,17 @@ export function toVideoEngineSettings(c: VideoEngineConfig): VideoEngineSettings
   }
   if (c.maxRetries !== undefined && !(Number.isInteger(c.maxRetries) && c.maxRetries >= 0)) {
     throw new Error('VIDEO_MAX_RETRIES must be a whole number ≥ 0');
+  }
+  if (c.engine === 'comfyui') {
+    const base = c.comfyUrl || c.baseUrl;
+    return {
+      provider: 'comfyui',
+      ...(c.apiKey ? { apiKey: c.apiKey } : {}),
+      ...(base ? { baseUrl: base } : {}),
+      ...(c.comfyVideoWorkflowFile ? { workflow: c.comfyVideoWorkflowFile } : {}),
+      ...(c.timeoutSeconds !== undefined ? { timeoutMs: Math.round(c.timeoutSeconds * 1000) } : {}),
+      ...(c.maxRetries !== undefined ? { maxRetries: c.maxRetries } : {}),
+    };
   }
   const extra = parseExtra(c.extraInput);
   return {

@@ -1,3 +1,4 @@
+import { createFetcher } from '../../adapters/fetch/fetcher.ts';
 import type { EnvironmentEngine } from '../../engines/environment/environment-engine.ts';
 import { createLocalEnvironmentEngine } from '../../engines/environment/local/local-environment-engine.ts';
 import { createSceneEngine, type SceneEngineSettings } from '../../engines/image/index.ts';
@@ -39,11 +40,19 @@ export interface EngineSettings {
  */
 export function createGenerationEngines(
   s: EngineSettings,
-  o: { logger?: { warn(obj: object, msg?: string): void }; inputHost?: InputHost | undefined } = {},
+  o: {
+    logger?: { warn(obj: object, msg?: string): void };
+    inputHost?: InputHost | undefined;
+    /** ATELIER_ALLOW_PRIVATE_FETCH: provider results may be downloaded from private addresses too (local testing). */
+    allowPrivateDownloads?: boolean;
+  } = {},
 ): GenerationEngines {
   const local = () => createLocalSceneEngine({ longSide: s.longSide });
   const localVideo = createLocalVideoEngine();
-  const inputs = o.inputHost ? { inputHost: o.inputHost } : {};
+  const inputs = {
+    ...(o.inputHost ? { inputHost: o.inputHost } : {}),
+    ...(o.allowPrivateDownloads ? { downloadFetcher: createFetcher({ allowPrivate: true }) } : {}),
+  };
   const video = createVideoEngine(s.video.engine, { local: localVideo, ...inputs });
   const mapped = new Set(s.video.models);
   return {

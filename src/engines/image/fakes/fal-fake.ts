@@ -1,156 +1,93 @@
+import type { Fetcher } from '../../../adapters/fetch/fetcher.ts';
 import { type AspectRatio, outputSize } from '../scene-engine.ts';
-import { type FakeServer, later, makePng, NOT_AN_IMAGE, sendBytes, sendJson, startFakeServer } from './fake-http.ts';
+import { type FakeServer, makePng, NOT_AN_IMAGE, sendBytes } from './fake-http.ts';
+import { type FalFakeJob, type FalQueueMode, type FalUpload, startFalQueueCore } from './fal-queue-fake.ts';
 
 /**
- * A fake fal.ai queue (`POST /{model}`, `GET /{owner}/{app}/requests/{id}/status`,
- * `GET /{owner}/{app}/requests/{id}`, `PUT …/cancel`) with `Authorization: Key <key>`, and a
- * second server standing for fal's CDN that serves the result PNGs (no auth there). Each request
- * goes IN_QUEUE → IN_PROGRESS → COMPLETED over three status polls. `mode` picks a failure.
+ * A fake fal.ai for image models: the shared queue, storage and CDN (./fal-queue-fake.ts), and
+ * result images on the CDN at `/results/{w}x{h}/{id}.png` (no auth there). The output is
+ * FluxKontextOutput's shape `{ images[], has_nsfw_concepts[], seed, prompt, timings }` (fal-js
+ * libs/client/src/types/endpoints.ts:14239-14260); the image is 1024 px on its long side at the
+ * requested `aspect_ratio` (or `image_size`), else square.
  */
-export type FalFakeMode =
-  | 'ok'
-  | 'rate-limit-then-ok'
-  | 'server-error'
-  | 'slow'
-  | 'stuck'
-  | 'malformed-json'
-  | 'missing-image'
-  | 'not-an-image'
-  | 'content-policy'
-  | 'nsfw-flag'
-  | 'failed'
-  | 'foreign-urls';
+export type FalFakeMode = FalQueueMode | 'missing-image' | 'not-an-image' | 'nsfw-flag';
 
 export interface FalFake extends FakeServer {
   mode: FalFakeMode;
-  /** The CDN serving result images. */
+  pendingPolls: number;
+  /** fal's CDN: uploads and result images (the adapter's download fetcher reaches it). */
   cdn: FakeServer;
-  /** Queue API calls (not CDN downloads). */
+  /** fal's REST API (storage initiate). */
+  rest: FakeServer;
+  /** Reaches the queue and the REST API: the adapter's API fetcher. */
+  fetcher: Fetcher;
+  /** Queue API calls (not storage, not CDN). */
   calls(): FakeServer['requests'];
+  jobs: Map<string, FalFakeJob>;
+  uploads: FalUpload[];
   cancelled: string[];
+  /** Clears jobs, uploads, cancels and recorded requests; mode `ok`, 2 pending polls. */
+  reset(): void;
 }
 
 export async function startFalFake(apiKey = 'fal-test-key-0123456789'): Promise<FalFake> {
-  const state = { mode: 'ok' as FalFakeMode, rateLimited: 0, next: 0 };
-  const jobs = new Map<string, { polls: number; width: number; height: number; model: string }>();
-  const cancelled: string[] = [];
-
-  const cdn = await startFakeServer(async (req, res) => {
-    const m = /^\/files\/(\d+)x(\d+)\/[\w-]+\.png$/.exec(req.url.pathname);
-    if (!m) return sendJson(res, 404, { detail: 'Not Found' });
-    if (state.mode === 'not-an-image') return sendBytes(res, NOT_AN_IMAGE, 'image/png');
-    return sendBytes(res, await makePng(Number(m[1]), Number(m[2])));
-  });
-
-  const api = await startFakeServer(async (req, res) => {
-    if (req.headers.authorization !== `Key ${apiKey}`) {
-      return sendJson(res, 401, { detail: 'Invalid API key provided, check your credentials.' });
-    }
-    const path = req.url.pathname;
-    const status = /^\/([\w.-]+\/[\w.-]+)\/requests\/([\w-]+)\/status$/.exec(path);
-    const result = /^\/([\w.-]+\/[\w.-]+)\/requests\/([\w-]+)$/.exec(path);
-    const cancel = /^\/([\w.-]+\/[\w.-]+)\/requests\/([\w-]+)\/cancel$/.exec(path);
-
-    if (req.method === 'PUT' && cancel) {
-      cancelled.push(cancel[2] as string);
-      return sendJson(res, 202, { status: 'CANCELLATION_REQUESTED' });
-    }
-    if (req.method === 'GET' && status) {
-      const job = jobs.get(status[2] as string);
-      if (!job) return sendJson(res, 404, { detail: 'Request not found' });
-      if (state.mode === 'malformed-json') return sendBytes(res, '{"status": IN_', 'application/json');
-      job.polls++;
-      const base = `${api.origin}/${status[1]}/requests/${status[2]}`;
-      if (state.mode === 'stuck' || job.polls === 1) {
-        return sendJson(res, 202, {
-          status: 'IN_QUEUE',
-          queue_position: 2,
-          request_id: status[2],
-          response_url: base,
-          status_url: `${base}/status`,
-        });
+  const state = { mode: 'ok' as string, pendingPolls: 2, rateLimited: 0, next: 0 };
+  const core = await startFalQueueCore({
+    apiKey,
+    state,
+    output(job, cdn) {
+      if (state.mode === 'missing-image')
+        return { images: [], seed: 1, has_nsfw_concepts: [], prompt: '', timings: {} };
+      let { width, height } = { width: 1024, height: 1024 };
+      if (typeof job.input.aspect_ratio === 'string') {
+        ({ width, height } = outputSize(job.input.aspect_ratio as AspectRatio, 1024));
       }
-      if (job.polls === 2) {
-        return sendJson(res, 202, { status: 'IN_PROGRESS', request_id: status[2], logs: [{ message: 'step 3/28' }] });
-      }
-      if (state.mode === 'failed') {
-        return sendJson(res, 200, {
-          status: 'COMPLETED',
-          request_id: status[2],
-          error: 'Runner disconnected while processing the request',
-          error_type: 'runner_disconnected',
-        });
-      }
-      return sendJson(res, 200, { status: 'COMPLETED', request_id: status[2], response_url: base, logs: null });
-    }
-    if (req.method === 'GET' && result) {
-      const job = jobs.get(result[2] as string);
-      if (!job) return sendJson(res, 404, { detail: 'Request not found' });
-      if (job.polls < 3) return sendJson(res, 400, { detail: 'Request is still in progress' });
-      if (state.mode === 'content-policy') {
-        return sendJson(res, 422, {
-          detail: [
-            {
-              loc: ['body', 'prompt'],
-              msg: 'The content was flagged by a content checker.',
-              type: 'content_policy_violation',
-              url: 'https://docs.fal.ai/errors#content_policy_violation',
-            },
-          ],
-        });
-      }
-      if (state.mode === 'missing-image') return sendJson(res, 200, { images: [], seed: 1 });
-      const url = `${cdn.origin}/files/${job.width}x${job.height}/${result[2]}.png`;
-      return sendJson(res, 200, {
-        images: [{ url, width: job.width, height: job.height, content_type: 'image/png' }],
-        seed: 42,
+      if (job.input.image_size && typeof job.input.image_size === 'object') ({ width, height } = job.input.image_size);
+      return {
+        images: [{ url: `${cdn}/results/${width}x${height}/${job.id}.png`, width, height, content_type: 'image/png' }],
         has_nsfw_concepts: [state.mode === 'nsfw-flag'],
-        prompt: 'echo',
-      });
-    }
-    if (req.method !== 'POST') return sendJson(res, 405, { detail: 'Method Not Allowed' });
-
-    // Submission: POST /{model id}
-    const model = path.slice(1);
-    if (state.mode === 'rate-limit-then-ok' && state.rateLimited++ === 0) {
-      return sendJson(res, 429, { detail: 'Too many requests' }, { 'retry-after': '1' });
-    }
-    if (state.mode === 'server-error') return sendJson(res, 503, { detail: 'Service temporarily unavailable' });
-    if (state.mode === 'slow') return later(res, 3000, () => sendJson(res, 500, { detail: 'too late' }));
-    const input = req.json ?? {};
-    let width = 1024;
-    let height = 1024;
-    if (typeof input.aspect_ratio === 'string')
-      ({ width, height } = outputSize(input.aspect_ratio as AspectRatio, 1024));
-    if (input.image_size && typeof input.image_size === 'object') ({ width, height } = input.image_size);
-    const id = `req-${++state.next}`;
-    jobs.set(id, { polls: 0, width, height, model });
-    const app = model.split('/').slice(0, 2).join('/');
-    const base =
-      state.mode === 'foreign-urls' ? `http://evil.test/${app}/requests/${id}` : `${api.origin}/${app}/requests/${id}`;
-    return sendJson(res, 200, {
-      request_id: id,
-      response_url: base,
-      status_url: `${base}/status`,
-      cancel_url: `${base}/cancel`,
-      queue_position: 0,
-    });
+        seed: typeof job.input.seed === 'number' ? job.input.seed : 42,
+        prompt: job.input.prompt,
+        timings: { inference: 1.2 },
+      };
+    },
+    async cdnFiles(req, res) {
+      const m = /^\/results\/(\d+)x(\d+)\/[\w-]+\.png$/.exec(req.url.pathname);
+      if (!m || req.method !== 'GET') return false;
+      if (state.mode === 'not-an-image') sendBytes(res, NOT_AN_IMAGE, 'image/png');
+      else sendBytes(res, await makePng(Number(m[1]), Number(m[2])));
+      return true;
+    },
   });
 
   return {
-    ...api,
-    cdn,
-    cancelled,
-    calls: () => api.requests,
+    ...core.api,
+    fetcher: core.apiFetcher,
+    cdn: core.cdn,
+    rest: core.rest,
+    jobs: core.jobs,
+    uploads: core.uploads,
+    cancelled: core.cancelled,
+    calls: () => core.api.requests,
     get mode() {
-      return state.mode;
+      return state.mode as FalFakeMode;
     },
     set mode(m: FalFakeMode) {
       state.mode = m;
       state.rateLimited = 0;
     },
-    close: async () => {
-      await Promise.all([api.close(), cdn.close()]);
+    get pendingPolls() {
+      return state.pendingPolls;
     },
+    set pendingPolls(n: number) {
+      state.pendingPolls = n;
+    },
+    reset() {
+      core.reset();
+      state.mode = 'ok';
+      state.rateLimited = 0;
+      state.pendingPolls = 2;
+    },
+    close: core.close,
   };
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createFetcher } from '../../../adapters/fetch/fetcher.ts';
 import { formFile } from '../fakes/fake-http.ts';
 import { type OpenAiFake, startOpenAiImagesFake } from '../fakes/openai-images-fake.ts';
-import { ContentPolicyError } from '../provider-http.ts';
+import { ContentPolicyError, encodeMultipart } from '../provider-http.ts';
 import { GenerationError, outputSize, type SceneRequest } from '../scene-engine.ts';
 import { createOpenAiImagesSceneEngine, type OpenAiImagesSettings } from './openai-images-engine.ts';
 
@@ -34,10 +34,10 @@ beforeEach(() => {
   waits.length = 0;
 });
 
-const engine = (over: Partial<OpenAiImagesSettings> = {}) =>
+const engine = (over: Partial<OpenAiImagesSettings> = {}, sleeper = sleep) =>
   createOpenAiImagesSceneEngine(
     { baseUrl: fake.baseUrl, apiKey: KEY, model: 'gpt-image-1', timeoutMs: 3000, retryBaseMs: 5, ...over },
-    { fetcher: fake.fetcher, sleep },
+    { fetcher: fake.fetcher, sleep: sleeper },
   );
 
 function request(over: Partial<SceneRequest> = {}): SceneRequest {
@@ -243,5 +243,280 @@ describe('openai-images scene engine: failures', () => {
     const reason = new Error('variation cancelled');
     setTimeout(() => controller.abort(reason), 50);
     await expect(engine().generate(request({ signal: controller.signal }))).rejects.toBe(reason);
+  });
+});
+
+const textOnly = (over: Partial<SceneRequest> = {}) => request({ products: [], backdrop: undefined, ...over });
+const codes = (r: { warnings: { code: string }[] }) => r.warnings.map((w) => w.code);
+
+describe('openai-images: moderation is a generations parameter', () => {
+  it('sends moderation on /images/generations and never on /images/edits', async () => {
+    const e = engine({ moderation: 'low' });
+    const edited = await e.generate(request());
+    expect(edited.width).toBe(1600);
+    const [edit] = fake.calls();
+    expect(edit?.url.pathname).toBe('/v1/images/edits');
+    expect(edit?.form?.get('moderation')).toBeNull();
+
+    fake.requests.length = 0;
+    await e.generate(textOnly());
+    const [gen] = fake.calls();
+    expect(gen?.url.pathname).toBe('/v1/images/generations');
+    expect(gen?.json.moderation).toBe('low');
+  });
+});
+
+describe('openai-images: what each model takes', () => {
+  it('gpt-image models never get response_format: a configured one stops the engine at creation', () => {
+    for (const model of ['gpt-image-1', 'gpt-image-1.5', 'gpt-image-1-mini']) {
+      expect(() => engine({ model, responseFormat: 'b64_json' })).toThrow(/takes no response_format/);
+    }
+  });
+
+  it('gpt-image-1-mini takes no input_fidelity; it still edits with the product', async () => {
+    expect(() => engine({ model: 'gpt-image-1-mini', inputFidelity: 'high' })).toThrow(/takes no input_fidelity/);
+    const result = await engine({ model: 'gpt-image-1-mini', quality: 'low' }).generate(request());
+    expect(result.engine).toBe('openai-images:gpt-image-1-mini');
+    const form = fake.calls()[0]?.form;
+    expect(form?.get('input_fidelity')).toBeNull();
+    expect(form?.getAll('image[]')).toHaveLength(2);
+  });
+
+  it('gpt-image-1.5 takes input_fidelity and background on edits', async () => {
+    await engine({ model: 'gpt-image-1.5', inputFidelity: 'high', background: 'opaque' }).generate(request());
+    const form = fake.calls()[0]?.form;
+    expect(form?.get('model')).toBe('gpt-image-1.5');
+    expect(form?.get('input_fidelity')).toBe('high');
+    expect(form?.get('background')).toBe('opaque');
+  });
+
+  it('background, moderation and a quality a model does not take stop the engine at creation', () => {
+    expect(() => engine({ model: 'dall-e-3', background: 'opaque' })).toThrow(/dall-e-3 takes no background/);
+    expect(() => engine({ model: 'dall-e-2', moderation: 'low' })).toThrow(/dall-e-2 takes no moderation/);
+    expect(() => engine({ model: 'gpt-image-1', quality: 'hd' })).toThrow(/IMAGE_QUALITY.*low, medium, high, auto/);
+    expect(() => engine({ model: 'dall-e-2', quality: 'high' })).toThrow(/standard, auto/);
+  });
+
+  it('dall-e-3: its own sizes (1792x1024 for 16:9), hd quality, base64 asked for', async () => {
+    const result = await engine({ model: 'dall-e-3', quality: 'hd' }).generate(textOnly());
+    expect([result.width, result.height]).toEqual([1600, 900]);
+    expect(fake.calls()[0]?.json).toEqual({
+      model: 'dall-e-3',
+      prompt: 'A bottle of olive oil on a rustic kitchen table',
+      n: 1,
+      size: '1792x1024',
+      quality: 'hd',
+      response_format: 'b64_json',
+    });
+    expect(fake.calls()).toHaveLength(1); // no download: base64 answer
+  });
+
+  it('dall-e-3 cannot edit: the scene is generated from the prompt, with a warning naming the inputs left out', async () => {
+    const size = outputSize('9:16', 1280);
+    const result = await engine({ model: 'dall-e-3' }).generate(request({ aspectRatio: '9:16', ...size }));
+    expect([result.width, result.height]).toEqual([size.width, size.height]);
+    const calls = fake.calls();
+    expect(calls.map((c) => c.url.pathname)).toEqual(['/v1/images/generations']);
+    expect(calls[0]?.json.size).toBe('1024x1792');
+    const warning = result.warnings.find((w) => w.code === 'INPUT_NOT_SENT');
+    expect(warning?.severity).toBe('warning');
+    expect(warning?.message).toMatch(/dall-e-3 cannot edit images.*1 product image and the backdrop not sent/);
+  });
+
+  it('dall-e-2: squares only, and one square PNG (the product on transparency) as `image`', async () => {
+    const result = await engine({ model: 'dall-e-2' }).generate(request());
+    expect([result.width, result.height]).toEqual([1600, 900]);
+    const form = fake.calls()[0]?.form;
+    expect(fake.calls()[0]?.url.pathname).toBe('/v1/images/edits');
+    expect(form?.get('size')).toBe('1024x1024');
+    expect(form?.get('response_format')).toBe('b64_json');
+    expect(form?.getAll('image[]')).toHaveLength(0);
+    const [image] = await formFile(form, 'image');
+    expect((form?.get('image') as File | undefined)?.name).toBe('product-1.png');
+    const meta = await sharp(image).metadata();
+    expect([meta.format, meta.width, meta.height, meta.hasAlpha]).toEqual(['png', 1024, 1024, true]);
+    expect(image!.length).toBeLessThan(4 * 1024 * 1024);
+    // The product sits inside the part the 16:9 crop keeps; the corners are transparent to paint.
+    const { data, info } = await sharp(image).raw().toBuffer({ resolveWithObject: true });
+    const alpha = (x: number, y: number) => data[(y * info.width + x) * 4 + 3];
+    expect(alpha(0, 0)).toBe(0);
+    expect(alpha(512, 512)).toBe(255);
+    expect(alpha(512, 230)).toBe(0); // above the kept band (1024 × 576, centred)
+    expect(String(form?.get('prompt'))).toBe('A bottle of olive oil on a rustic kitchen table');
+    const warning = result.warnings.find((w) => w.code === 'INPUT_NOT_SENT');
+    expect(warning?.message).toMatch(/dall-e-2 edits one image.*the backdrop not sent/);
+  });
+
+  it('dall-e-2: a prompt over 1000 characters is cut to fit, with a warning', async () => {
+    const long = `${'a very detailed kitchen scene, '.repeat(40)}end`;
+    const result = await engine({ model: 'dall-e-2' }).generate(textOnly({ prompt: long }));
+    expect(String(fake.calls()[0]?.json.prompt)).toHaveLength(1000);
+    expect(fake.calls()[0]?.json.size).toBe('1024x1024');
+    expect(codes(result)).toContain('PROMPT_TRUNCATED');
+  });
+
+  it('a model not in the table (a compatible server) gets every configured parameter, as before', async () => {
+    const e = engine({
+      model: 'local-diffusion',
+      quality: 'best',
+      background: 'transparent',
+      inputFidelity: 'high',
+      moderation: 'low',
+      responseFormat: 'b64_json',
+    });
+    const result = await e.generate(request());
+    expect(result.engine).toBe('openai-images:local-diffusion');
+    const form = fake.calls()[0]?.form;
+    expect(form?.get('size')).toBe('1536x1024');
+    expect([form?.get('quality'), form?.get('background'), form?.get('input_fidelity')]).toEqual([
+      'best',
+      'transparent',
+      'high',
+    ]);
+    expect(form?.get('response_format')).toBe('b64_json');
+    expect(form?.get('moderation')).toBeNull();
+    fake.requests.length = 0;
+    await e.generate(textOnly());
+    expect(fake.calls()[0]?.json).toMatchObject({ moderation: 'low', response_format: 'b64_json', quality: 'best' });
+  });
+
+  it('capabilities override the table (a model the table does not know well yet)', async () => {
+    await engine({ model: 'dall-e-2', capabilities: { sizes: ['512x512'] } }).generate(textOnly());
+    expect(fake.calls()[0]?.json.size).toBe('512x512');
+  });
+});
+
+describe('openai-images: retries as the OpenAI SDK, less a used-up quota', () => {
+  it('x-should-retry: false is obeyed: one POST', async () => {
+    fake.mode = 'server-error-no-retry';
+    const err = await failure(engine({ maxRetries: 2 }).generate(request()));
+    expect(err.message).toMatch(/failed with HTTP 500/);
+    expect(fake.calls()).toHaveLength(1);
+  });
+
+  it('a 429 insufficient_quota is a billing state: one POST, not retryable, said plainly', async () => {
+    fake.mode = 'quota';
+    const err = await failure(engine({ maxRetries: 2 }).generate(request()));
+    expect(fake.calls()).toHaveLength(1);
+    expect(err.retryable).toBe(false);
+    expect(err.message).toMatch(/quota is used up \(HTTP 429 insufficient_quota.*You exceeded your current quota/);
+    expect(waits).toEqual([]);
+  });
+
+  it('the same on generations', async () => {
+    fake.mode = 'quota';
+    await failure(engine().generate(textOnly()));
+    expect(fake.calls().map((c) => c.url.pathname)).toEqual(['/v1/images/generations']);
+  });
+});
+
+describe('openai-images: the caller abort', () => {
+  it('an aborted request is not sent again', async () => {
+    fake.mode = 'slow';
+    const controller = new AbortController();
+    const reason = new Error('variation cancelled');
+    setTimeout(() => controller.abort(reason), 50);
+    await expect(engine({ maxRetries: 2 }).generate(request({ signal: controller.signal }))).rejects.toBe(reason);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(fake.calls()).toHaveLength(1);
+  });
+
+  it('an abort while waiting to retry a 429 ends it: no second POST', async () => {
+    fake.mode = 'rate-limit-then-ok';
+    const controller = new AbortController();
+    const reason = new Error('variation cancelled');
+    const abortingSleep = async (ms: number) => {
+      waits.push(ms);
+      controller.abort(reason);
+    };
+    await expect(engine({}, abortingSleep).generate(request({ signal: controller.signal }))).rejects.toBe(reason);
+    expect(waits).toEqual([2000]);
+    expect(fake.calls()).toHaveLength(1);
+  });
+});
+
+describe('the fake speaks the API as the official sources describe it', () => {
+  const post = async (
+    path: string,
+    init: { json?: unknown; form?: [string, Parameters<typeof encodeMultipart>[0][number][1]][] },
+  ) => {
+    let body: string | Uint8Array;
+    const headers: Record<string, string> = { authorization: `Bearer ${KEY}` };
+    if (init.form) {
+      const m = await encodeMultipart(init.form);
+      body = m.bytes;
+      headers['content-type'] = m.contentType;
+    } else {
+      body = JSON.stringify(init.json);
+      headers['content-type'] = 'application/json';
+    }
+    const res = await fetch(`${fake.baseUrl}${path}`, { method: 'POST', headers, body });
+    return { status: res.status, json: (await res.json()) as { error?: Record<string, unknown>; data?: unknown[] } };
+  };
+  const png = () =>
+    sharp({ create: { width: 64, height: 64, channels: 4, background: '#00000000' } })
+      .png()
+      .toBuffer();
+
+  it('error bodies carry message, type, param and code (null when empty)', async () => {
+    const notFound = await fetch(`${fake.origin}/v1/nothing`, { method: 'POST' });
+    expect(((await notFound.json()) as { error: object }).error).toEqual({
+      message: expect.any(String),
+      type: 'invalid_request_error',
+      param: null,
+      code: null,
+    });
+    fake.mode = 'server-error';
+    const { status, json } = await post('/images/generations', { json: { model: 'gpt-image-1', prompt: 'x' } });
+    expect(status).toBe(500);
+    expect(Object.keys(json.error ?? {}).sort()).toEqual(['code', 'message', 'param', 'type']);
+  });
+
+  it('refuses moderation on edits and response_format on gpt-image, as the API does', async () => {
+    const image = await png();
+    const edit = await post('/images/edits', {
+      form: [
+        ['model', 'gpt-image-1'],
+        ['prompt', 'x'],
+        ['image[]', { bytes: image, filename: 'a.png', contentType: 'image/png' }],
+        ['moderation', 'low'],
+      ],
+    });
+    expect(edit.status).toBe(400);
+    expect(edit.json.error).toEqual({
+      message: "Unknown parameter: 'moderation'.",
+      type: 'invalid_request_error',
+      param: 'moderation',
+      code: 'unknown_parameter',
+    });
+    const gen = await post('/images/generations', {
+      json: { model: 'gpt-image-1', prompt: 'x', response_format: 'b64_json' },
+    });
+    expect(gen.json.error).toMatchObject({ param: 'response_format', code: 'unknown_parameter' });
+    const size = await post('/images/generations', { json: { model: 'dall-e-3', prompt: 'x', size: '1536x1024' } });
+    expect(size.json.error).toMatchObject({ param: 'size', code: 'invalid_value' });
+    const dalle3Edit = await post('/images/edits', {
+      form: [
+        ['model', 'dall-e-3'],
+        ['prompt', 'x'],
+        ['image', { bytes: image, filename: 'a.png', contentType: 'image/png' }],
+      ],
+    });
+    expect(dalle3Edit.json.error).toMatchObject({ param: 'model' });
+  });
+
+  it('takes the edit image as `image` (one file) or `image[]` (an array), like openai-node sends them', async () => {
+    const image = await png();
+    for (const field of ['image', 'image[]']) {
+      const res = await post('/images/edits', {
+        form: [
+          ['model', 'gpt-image-1'],
+          ['prompt', 'x'],
+          [field, { bytes: image, filename: 'a.png', contentType: 'image/png' }],
+          ['size', '1024x1024'],
+        ],
+      });
+      expect(res.status).toBe(200);
+    }
   });
 });

@@ -1,17 +1,12 @@
 import {
   createProviderHttp,
-  encodeMultipart,
   nearestSize,
-  onOrigin,
   parseRatios,
-  pngDataUri,
   type ProviderDeps,
   type ProviderLimits,
-  type ProviderSession,
   providerSceneResult,
-  toPngInput,
-  trimBase,
 } from '../provider-http.ts';
+import { imageInput } from '../provider-inputs.ts';
 import {
   ASPECT_RATIOS,
   type EngineWarning,
@@ -19,124 +14,133 @@ import {
   type SceneRequest,
   type SceneResult,
 } from '../scene-engine.ts';
+import { createPredictions, LABEL, type PredictionSettings, replicateRetry } from './predictions.ts';
 
 /**
- * Scenes by a model on Replicate (HTTP predictions API):
+ * Scenes by a model on Replicate, through the predictions protocol of ./predictions.ts (create,
+ * `Prefer: wait`, poll `urls.get`, cancel on timeout or abort, 429-only retries of the create).
  *
- * - `owner/name` (an official model): `POST {baseUrl}/v1/models/{owner}/{name}/predictions`;
- *   `owner/name:version` or a bare version id: `POST {baseUrl}/v1/predictions` with `version`;
- *   body `{ input }`, `Authorization: Bearer <apiKey>`, `Prefer: wait=N` when `waitSeconds` is set;
- * - the prediction's `urls.get` is polled (backoff) while `starting` / `processing`, until
- *   `succeeded`, `failed` or `canceled`; `output` is a URL or an array of URLs (the first is
- *   used), downloaded without the key when it is on another origin (replicate.delivery).
- *
- * Input images (the first product; the backdrop too when `backdropInput` names a member) go as PNG
- * data URIs when they are at most `dataUriMaxBytes` (Replicate recommends data URIs under 1 MB),
- * otherwise they are uploaded first through `POST /v1/files` (multipart `content`) and passed as
- * the file's `urls.get`. `urls.get` / `urls.cancel` are followed only on the configured origin
- * (else rebuilt from the prediction id). On timeout the prediction is cancelled (best effort).
+ * The input is built from the model's row in REPLICATE_IMAGE_MODELS (what it takes), else from
+ * the settings (unknown models): `{ prompt, seed, output_format: 'png', aspect_ratio | width +
+ * height, <imageInput>: the first product, <backdropInput>: the backdrop }`, then `extraInput`.
+ * Images go by our short-lived public link when this server has one (deps.inputHost), else
+ * through Replicate's Files API (`POST /v1/files`, the file's `urls.get`), never as data URIs.
+ * Images the model takes no slot for are not sent (INPUT_NOT_SENT warning). The output (a URL,
+ * or an array whose first URL is used) is downloaded without the key (replicate.delivery) and
+ * cover-cropped to the requested size.
  */
-export interface ReplicateSettings extends ProviderLimits {
-  /** API root. Default `https://api.replicate.com`. */
-  baseUrl?: string;
+export interface ReplicateSettings extends ProviderLimits, PredictionSettings {
   /** Sent as `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
   /** `owner/name`, `owner/name:version` or a 64-hex version id. Default `black-forest-labs/flux-kontext-pro`. */
   model?: string;
-  /** `Prefer: wait=N` (1..60 s): the creation call may answer the finished prediction. Not sent when unset or 0. */
-  waitSeconds?: number;
-  /** Input member for the first product image. Default `input_image`; `null`: no image sent. */
+  /** Input member for the first product image. Default: the model's (`input_image`); `null`: no image sent. */
   imageInput?: string | null;
-  /** Input member for the backdrop image; unset: not sent. */
+  /** Input member for the backdrop image; unset: the model's (none for the known ones). */
   backdropInput?: string;
-  /** How the size is asked: `aspect_ratio` (default), `width_height` (`width`, `height`) or `none`. */
+  /** How the size is asked: `aspect_ratio`, `width_height` (`width`, `height`) or `none`. Default: the model's (`aspect_ratio`). */
   sizeInput?: 'aspect_ratio' | 'width_height' | 'none';
-  /** Ratios the model accepts for `aspect_ratio`; the nearest is sent. Default: the scene forge's ratios. */
+  /** Ratios the model accepts for `aspect_ratio`; the nearest is sent. Default: the model's, else the scene forge's. */
   aspectRatios?: string[];
-  /** Extra input members sent as-is (e.g. `safety_tolerance`, `output_quality`). */
+  /**
+   * Extra input members sent as-is (e.g. `safety_tolerance`, `prompt_upsampling`). A known
+   * model's bounds still apply (flux-kontext-pro: `safety_tolerance` at most 2 with an input image).
+   */
   extraInput?: Record<string, unknown>;
-  /** Largest input image sent inline as a data URI; larger ones are uploaded. Default 1 MB. */
-  dataUriMaxBytes?: number;
   /** First wait between polls. Default 1 s. */
   pollIntervalMs?: number;
   /** Longest wait between polls. Default 5 s. */
   maxPollIntervalMs?: number;
 }
 
-interface Prediction {
-  id?: unknown;
-  status?: unknown;
-  output?: unknown;
-  error?: unknown;
-  urls?: { get?: unknown; cancel?: unknown };
+/** What one Replicate image model takes (its API page's input schema). */
+export interface ReplicateImageModel {
+  /** Input member of the first product image; null: none. */
+  imageInput: string | null;
+  /** Input member of the backdrop; undefined: none. */
+  backdropInput?: string;
+  sizeInput: 'aspect_ratio' | 'width_height' | 'none';
+  /** `aspect_ratio` values. */
+  aspectRatios: readonly string[];
+  /** The model takes `seed`. */
+  seed: boolean;
+  /** The highest `safety_tolerance` allowed when an input image is sent. */
+  maxSafetyWithImage?: number;
 }
 
-const LABEL = 'Replicate';
-const PENDING = new Set(['starting', 'processing', 'queued']);
+/**
+ * Known models. black-forest-labs/flux-kontext-pro (replicate.com/black-forest-labs/flux-kontext-pro/
+ * versions/0a138193…/api): prompt; input_image ("jpeg, png, gif, or webp"); aspect_ratio (enum
+ * below, default match_input_image); seed; output_format jpg | png; safety_tolerance 0..6, "2 is
+ * currently the maximum allowed when input images are used"; prompt_upsampling. Output: one URI string.
+ */
+export const REPLICATE_IMAGE_MODELS: Readonly<Record<string, ReplicateImageModel>> = {
+  'black-forest-labs/flux-kontext-pro': {
+    imageInput: 'input_image',
+    sizeInput: 'aspect_ratio',
+    aspectRatios: ['1:1', '16:9', '9:16', '4:3', '3:4', '3:2', '2:3', '4:5', '5:4', '21:9', '9:21', '2:1', '1:2'],
+    seed: true,
+    maxSafetyWithImage: 2,
+  },
+};
+
+/** An unknown model: what the settings say, else these. */
+const UNKNOWN_MODEL: ReplicateImageModel = {
+  imageInput: 'input_image',
+  sizeInput: 'aspect_ratio',
+  aspectRatios: ASPECT_RATIOS,
+  seed: true,
+};
 
 export function createReplicateSceneEngine(settings: ReplicateSettings, deps: ProviderDeps): SceneEngine {
-  const baseUrl = trimBase(settings.baseUrl ?? 'https://api.replicate.com');
-  const origin = new URL(baseUrl).origin;
-  const model = settings.model ?? 'black-forest-labs/flux-kontext-pro';
-  const m = /^(?:([\w.-]+)\/([\w.-]+))?(?::?([0-9a-f]{64}))?$/i.exec(model);
-  if (!m || (!m[1] && !m[3]))
-    throw new Error(`replicate: "${model}" is not owner/name, owner/name:version or a version id`);
-  const [, owner, modelName, version] = m;
-  const createUrl = version ? `${baseUrl}/v1/predictions` : `${baseUrl}/v1/models/${owner}/${modelName}/predictions`;
-  const name = `replicate:${model}`;
-  const imageInput = settings.imageInput === undefined ? 'input_image' : settings.imageInput;
-  const sizeInput = settings.sizeInput ?? 'aspect_ratio';
-  const ratios = parseRatios(settings.aspectRatios ?? ASPECT_RATIOS, 'replicate');
-  const wait = Math.min(60, Math.max(0, Math.round(settings.waitSeconds ?? 0)));
+  const api = createPredictions(settings, deps);
+  const target = api.model(settings.model ?? 'black-forest-labs/flux-kontext-pro');
+  const known = target.key ? REPLICATE_IMAGE_MODELS[target.key] : undefined;
+  const caps: ReplicateImageModel = {
+    ...(known ?? UNKNOWN_MODEL),
+    ...(settings.imageInput !== undefined ? { imageInput: settings.imageInput } : {}),
+    ...(settings.backdropInput ? { backdropInput: settings.backdropInput } : {}),
+    ...(settings.sizeInput ? { sizeInput: settings.sizeInput } : {}),
+    ...(settings.aspectRatios ? { aspectRatios: settings.aspectRatios } : {}),
+  };
+  const name = `replicate:${target.model}`;
+  const ratios = parseRatios(caps.aspectRatios, 'replicate');
   const http = createProviderHttp(
     {
       ...settings,
       label: LABEL,
-      apiOrigin: baseUrl,
+      apiOrigin: api.baseUrl,
       headers: settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {},
       secrets: [settings.apiKey],
       defaultTimeoutMs: 180_000,
+      retry: replicateRetry,
     },
     deps,
   );
-  const own = onOrigin(origin);
-
-  /** A data URI, or the URL of the bytes uploaded to Replicate's Files API. */
-  async function fileInput(s: ProviderSession, png: Buffer, filename: string): Promise<string> {
-    if (png.length <= (settings.dataUriMaxBytes ?? 1_000_000)) return pngDataUri(png);
-    const body = await encodeMultipart([['content', { bytes: png, filename, contentType: 'image/png' }]]);
-    const file = (
-      await s.json<{ urls?: { get?: unknown } }>(`${baseUrl}/v1/files`, { body, what: 'uploading an input image' })
-    ).json;
-    if (typeof file?.urls?.get !== 'string') throw s.fail(`${LABEL} answered the upload without a file URL`, true);
-    return file.urls.get;
-  }
 
   return {
     name,
     async generate(req: SceneRequest): Promise<SceneResult> {
       const s = http.session({ ...(req.signal ? { signal: req.signal } : {}) });
       const warnings: EngineWarning[] = [];
-      const input: Record<string, unknown> = { prompt: req.prompt, seed: req.seed, output_format: 'png' };
-      if (sizeInput === 'aspect_ratio') input.aspect_ratio = nearestSize(ratios, req.width, req.height).text;
-      else if (sizeInput === 'width_height') Object.assign(input, { width: req.width, height: req.height });
+      const route = api.inputRoute(s);
+      const input: Record<string, unknown> = { prompt: req.prompt };
+      if (caps.seed) input.seed = req.seed;
+      input.output_format = 'png';
+      if (caps.sizeInput === 'aspect_ratio') input.aspect_ratio = nearestSize(ratios, req.width, req.height).text;
+      else if (caps.sizeInput === 'width_height') Object.assign(input, { width: req.width, height: req.height });
 
       const first = req.products[0];
-      if (imageInput && first) {
-        input[imageInput] = await fileInput(s, await toPngInput(first.bytes, 'product image 1'), 'product-1.png');
+      if (caps.imageInput && first) {
+        input[caps.imageInput] = await imageInput(first.bytes, 'product image 1', route, warnings);
       }
-      if (settings.backdropInput && req.backdrop) {
-        input[settings.backdropInput] = await fileInput(
-          s,
-          await toPngInput(req.backdrop, 'backdrop image'),
-          'backdrop.png',
-        );
+      if (caps.backdropInput && req.backdrop) {
+        input[caps.backdropInput] = await imageInput(req.backdrop, 'backdrop image', route, warnings);
       }
+      const slots = caps.imageInput ? 1 : 0;
       const dropped = [
-        ...(req.products.length > (imageInput ? 1 : 0)
-          ? [`${req.products.length - (imageInput ? 1 : 0)} product image(s)`]
-          : []),
-        ...(req.backdrop && !settings.backdropInput ? ['the backdrop'] : []),
+        ...(req.products.length > slots ? [`${req.products.length - slots} product image(s)`] : []),
+        ...(req.backdrop && !caps.backdropInput ? ['the backdrop'] : []),
       ];
       if (dropped.length > 0) {
         warnings.push({
@@ -147,54 +151,23 @@ export function createReplicateSceneEngine(settings: ReplicateSettings, deps: Pr
       }
       Object.assign(input, settings.extraInput);
 
-      let p = (
-        await s.json<Prediction>(createUrl, {
-          json: version ? { version, input } : { input },
-          ...(wait > 0 ? { headers: { prefer: `wait=${wait}` } } : {}),
-          what: 'creating the prediction',
-        })
-      ).json;
-      const id = p?.id;
-      if (typeof id !== 'string' || !/^[\w-]{1,128}$/.test(id)) {
-        throw s.fail(`${LABEL} answered the prediction without a valid id`, true);
-      }
-      const getUrl = own(p.urls?.get, `${baseUrl}/v1/predictions/${id}`);
-      const cancelUrl = own(p.urls?.cancel, `${baseUrl}/v1/predictions/${id}/cancel`);
-
-      try {
-        p = await s.poll(
-          async () => {
-            const status = typeof p?.status === 'string' ? p.status : undefined;
-            if (status && !PENDING.has(status)) return p;
-            if (!status) throw s.fail(`${LABEL} answered a prediction without a status`, true);
-            p = (await s.json<Prediction>(getUrl, { what: 'checking the prediction' })).json;
-            const next = typeof p?.status === 'string' ? p.status : undefined;
-            return next && !PENDING.has(next) ? p : undefined;
-          },
-          { intervalMs: settings.pollIntervalMs ?? 1000, maxIntervalMs: settings.maxPollIntervalMs ?? 5000 },
-        );
-      } catch (err) {
-        if (s.remainingMs() <= 0) await s.cancel(cancelUrl, 'POST');
-        throw err;
+      const cap = caps.maxSafetyWithImage;
+      const tolerance = input.safety_tolerance;
+      const withImage = !!(caps.imageInput && first) || !!(caps.backdropInput && req.backdrop);
+      if (cap !== undefined && withImage && typeof tolerance === 'number' && tolerance > cap) {
+        input.safety_tolerance = cap;
+        warnings.push({
+          code: 'INPUT_NOT_SENT',
+          severity: 'warning',
+          message: `safety_tolerance ${tolerance} not sent: ${target.model} allows at most ${cap} with an input image; ${cap} was sent`,
+        });
       }
 
-      const status = String(p.status);
-      if (status !== 'succeeded') {
-        const error = typeof p.error === 'string' ? p.error : p.error ? JSON.stringify(p.error) : undefined;
-        throw s.failed(
-          { message: error },
-          `The Replicate prediction ${status === 'canceled' ? 'was canceled' : status === 'failed' ? 'failed' : `ended as "${status}"`}`,
-        );
-      }
-      const output = p.output;
-      const url =
-        typeof output === 'string'
-          ? output
-          : Array.isArray(output)
-            ? output.find((o) => typeof o === 'string')
-            : undefined;
-      if (typeof url !== 'string' || !url)
-        throw s.fail(`${LABEL} finished the prediction without an image URL in its output`, true);
+      const url = await api.run(s, target, input, {
+        signal: req.signal,
+        intervals: { intervalMs: settings.pollIntervalMs ?? 1000, maxIntervalMs: settings.maxPollIntervalMs ?? 5000 },
+        output: 'image',
+      });
       const image = await s.downloadImage(url);
       return providerSceneResult(req, image, name, warnings);
     },

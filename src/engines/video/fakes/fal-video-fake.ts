@@ -1,91 +1,84 @@
-import { sendJson, startFakeServer } from '../../image/fakes/fake-http.ts';
-import { startVideoFakeParts, type VideoProviderFake, videoProviderFake } from './video-media.ts';
+import type { FakeServer } from '../../image/fakes/fake-http.ts';
+import { sendBytes } from '../../image/fakes/fake-http.ts';
+import {
+  type FalFakeJob,
+  type FalQueueMode,
+  type FalQueueState,
+  type FalUpload,
+  startFalQueueCore,
+} from '../../image/fakes/fal-queue-fake.ts';
+import {
+  NOT_A_VIDEO,
+  type VideoFakeMode,
+  type VideoFakeState,
+  type VideoProviderFake,
+  videoProviderFake,
+} from './video-media.ts';
 
 /**
- * A fake fal.ai queue for video models: `POST /{model}` (`Authorization: Key <key>`; Kling's
- * `image_url`, `duration` "5"/"10" and `aspect_ratio` validated), `GET /{owner}/{app}/requests/{id}/status`
- * (IN_QUEUE, then IN_PROGRESS for `pendingPolls` polls, then COMPLETED), `GET …/requests/{id}`
- * (`video.url` on the CDN) and `PUT …/cancel`. `mode` picks a failure; `foreign-urls` answers
- * job URLs on another origin (they must not be followed).
+ * A fake fal.ai for video models: the shared queue, storage and CDN
+ * (src/engines/image/fakes/fal-queue-fake.ts, where each model's input schema is checked: Kling
+ * v2.1 standard takes no `tail_image_url` and no `aspect_ratio`, pro takes `tail_image_url`), and
+ * the result video on the CDN at `/videos/{id}.mp4`. The output is I2VOutput `{ video: File }`
+ * (fal-js libs/client/src/types/endpoints.ts:21837-21842). `mode` takes the failures every video
+ * fake has; `falMode` any of fal's (FalQueueMode).
  */
-export type FalVideoFake = VideoProviderFake;
+export interface FalVideoFake extends VideoProviderFake {
+  /** fal's REST API (storage initiate). */
+  rest: FakeServer;
+  jobs: Map<string, FalFakeJob>;
+  uploads: FalUpload[];
+  /** fal's own failure modes (sets the same state as `mode`). */
+  falMode: FalQueueMode | VideoFakeMode;
+  /** Clears jobs, uploads and the storage requests (the kit clears the rest). */
+  resetFal(): void;
+}
 
 export async function startFalVideoFake(mp4: Buffer, apiKey: string): Promise<FalVideoFake> {
-  const { state, cdn, cancelled } = await startVideoFakeParts(mp4);
-  const jobs = new Map<string, { polls: number }>();
-
-  const api = await startFakeServer((req, res) => {
-    if (req.headers.authorization !== `Key ${apiKey}`) {
-      return sendJson(res, 401, { detail: 'Invalid API key provided, check your credentials.' });
-    }
-    const path = req.url.pathname;
-    const status = /^\/([\w.-]+\/[\w.-]+)\/requests\/([\w-]+)\/status$/.exec(path);
-    const result = /^\/([\w.-]+\/[\w.-]+)\/requests\/([\w-]+)$/.exec(path);
-    const cancel = /^\/([\w.-]+\/[\w.-]+)\/requests\/([\w-]+)\/cancel$/.exec(path);
-    if (req.method === 'PUT' && cancel) {
-      cancelled.push(cancel[2] as string);
-      return sendJson(res, 202, { status: 'CANCELLATION_REQUESTED' });
-    }
-    if (req.method === 'GET' && status) {
-      const id = status[2] as string;
-      const job = jobs.get(id);
-      if (!job) return sendJson(res, 404, { detail: 'Request not found' });
-      job.polls++;
-      if (state.mode === 'stuck' || job.polls <= state.pendingPolls) {
-        return sendJson(res, 202, { status: job.polls === 1 ? 'IN_QUEUE' : 'IN_PROGRESS', request_id: id });
-      }
-      if (state.mode === 'failed') {
-        return sendJson(res, 200, {
-          status: 'COMPLETED',
-          request_id: id,
-          error: 'Kling task failed: image resolution too low',
-          error_type: 'generation_failed',
-        });
-      }
-      return sendJson(res, 200, { status: 'COMPLETED', request_id: id });
-    }
-    if (req.method === 'GET' && result) {
-      const id = result[2] as string;
-      const job = jobs.get(id);
-      if (!job) return sendJson(res, 404, { detail: 'Request not found' });
-      if (job.polls <= state.pendingPolls) return sendJson(res, 400, { detail: 'Request is still in progress' });
-      return sendJson(res, 200, {
-        video: { url: cdn.url(id), content_type: 'video/mp4', file_name: 'output.mp4', file_size: 1234 },
-      });
-    }
-    if (req.method !== 'POST') return sendJson(res, 405, { detail: 'Method Not Allowed' });
-
-    const model = path.slice(1);
-    if (state.mode === 'rate-limit-then-ok' && state.rateLimited++ === 0) {
-      return sendJson(res, 429, { detail: 'Too many requests' }, { 'retry-after': '1' });
-    }
-    if (state.mode === 'server-error') return sendJson(res, 503, { detail: 'Service temporarily unavailable' });
-    const input = req.json ?? {};
-    const invalid = (loc: string, msg: string) =>
-      sendJson(res, 422, { detail: [{ loc: ['body', loc], msg, type: 'value_error' }] });
-    if (state.mode === 'bad-request') return invalid('image_url', 'Image dimensions are too small: minimum 300x300');
-    if (model.endsWith('image-to-video') && typeof input.image_url !== 'string') {
-      return invalid('image_url', 'field required');
-    }
-    if (input.duration !== undefined && !['5', '10'].includes(input.duration)) {
-      return invalid('duration', "value is not a valid enumeration member; permitted: '5', '10'");
-    }
-    if (input.aspect_ratio !== undefined && !['16:9', '9:16', '1:1'].includes(input.aspect_ratio)) {
-      return invalid('aspect_ratio', 'value is not a valid enumeration member');
-    }
-    const id = `req-${++state.next}`;
-    jobs.set(id, { polls: 0 });
-    const app = model.split('/').slice(0, 2).join('/');
-    const base =
-      state.mode === 'foreign-urls' ? `http://evil.test/${app}/requests/${id}` : `${api.origin}/${app}/requests/${id}`;
-    return sendJson(res, 200, {
-      request_id: id,
-      response_url: base,
-      status_url: `${base}/status`,
-      cancel_url: `${base}/cancel`,
-      queue_position: 0,
-    });
+  const state: FalQueueState = { mode: 'ok', pendingPolls: 2, rateLimited: 0, next: 0 };
+  const core = await startFalQueueCore({
+    apiKey,
+    state,
+    failed: { error: 'Kling task failed: image resolution too low', error_type: 'generation_failed' },
+    output: (job, cdn) => ({
+      video: {
+        url: `${cdn}/videos/${job.id}.mp4`,
+        content_type: 'video/mp4',
+        file_name: 'output.mp4',
+        file_size: mp4.length,
+      },
+    }),
+    cdnFiles(req, res) {
+      if (req.method !== 'GET' || !/^\/videos\/[\w-]+\.mp4$/.test(req.url.pathname)) return false;
+      if (state.mode === 'not-a-video') sendBytes(res, NOT_A_VIDEO, 'video/mp4');
+      else if (state.mode === 'broken-video') sendBytes(res, mp4.subarray(0, 64), 'video/mp4');
+      else sendBytes(res, mp4, 'video/mp4');
+      return true;
+    },
   });
-
-  return videoProviderFake(api, { state, cdn, cancelled }, {});
+  const cdn = { ...core.cdn, url: (id: string) => `${core.cdn.origin}/videos/${id}.mp4` };
+  const fake = videoProviderFake(
+    { ...core.api, fetcher: core.apiFetcher },
+    { state: state as VideoFakeState, cdn, cancelled: core.cancelled },
+    {
+      rest: core.rest,
+      jobs: core.jobs,
+      uploads: core.uploads,
+      resetFal: () => {
+        core.jobs.clear();
+        core.uploads.length = 0;
+        core.rest.requests.length = 0;
+      },
+    },
+  );
+  Object.defineProperty(fake, 'falMode', {
+    get: () => state.mode,
+    set: (m: string) => {
+      state.mode = m;
+      state.rateLimited = 0;
+    },
+    enumerable: true,
+  });
+  fake.close = core.close;
+  return fake as FalVideoFake;
 }

@@ -1,188 +1,226 @@
+import { nearestSize, parseRatios, type ProviderDeps } from '../../image/provider-http.ts';
+import { imageInput } from '../../image/provider-inputs.ts';
 import {
-  encodeMultipart,
-  nearestSize,
-  onOrigin,
-  parseRatios,
-  pngDataUri,
-  type ProviderDeps,
-  type ProviderSession,
-  toPngInput,
-  trimBase,
-} from '../../image/provider-http.ts';
+  createPredictions,
+  LABEL,
+  type PredictionSettings,
+  type ReplicateModel,
+  replicateRetry,
+} from '../../image/replicate/predictions.ts';
+import type { EngineWarning } from '../../image/scene-engine.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
 import {
   authorization,
-  cancelVideoOnGiveUp,
   checkRequest,
   finishVideo,
   nearestDuration,
-  notSent,
   pollIntervals,
   providerEngine,
-  str,
   type VideoProviderLimits,
-  validId,
   videoProviderSessions,
 } from './provider-video.ts';
 
 /**
- * Videos by a model on Replicate (HTTP predictions API, as the image Replicate adapter):
+ * Videos by a model on Replicate, through the predictions protocol shared with the image adapter
+ * (src/engines/image/replicate/predictions.ts: create, `Prefer: wait`, poll `urls.get`, cancel on
+ * timeout or abort, 429-only retries of the create).
  *
- * - `owner/name`: `POST {baseUrl}/v1/models/{owner}/{name}/predictions`; `owner/name:version` or a
- *   version id: `POST {baseUrl}/v1/predictions` with `version`; body `{ input: { prompt,
- *   <imageInput>, <endImageInput>, duration, aspect_ratio, seed } }`, `Authorization: Bearer`,
- *   `Prefer: wait=N` when `waitSeconds` is set;
- * - the prediction's `urls.get` (on the configured origin only; else rebuilt from the id) is
- *   polled while `starting` / `processing`, until `succeeded` (`output`: a URL or an array, the
- *   first URL used), `failed` (`error`) or `canceled`;
- * - the output (replicate.delivery: no key) is downloaded and conformed to the request.
+ * The input follows the model's row in REPLICATE_VIDEO_MODELS (what it takes), else the settings
+ * (unknown models): `{ prompt, duration, <start image>, <end image>, aspect_ratio?, seed? }`, then
+ * `extraInput`, then what an end frame needs. Replicate silently ignores inputs a model does not
+ * declare (cog PR #2943), so nothing a model lacks is sent: kling-v2.1 gets no `aspect_ratio` (the
+ * start frame sets the shape; conform crops) and no `seed`.
  *
- * Frames go as PNG data URIs up to `dataUriMaxBytes`, larger ones through `POST /v1/files`. On
- * timeout or abort the prediction is cancelled (`urls.cancel`, best effort). References-only
- * requests are refused; text-only requests are sent (the model decides; one needing an image
- * answers 422, reported as a non-retryable error).
+ * End frames: kling-v2.1 takes `end_image` only with `mode: "pro"` (its API page: "pro mode is
+ * required when this parameter is set"), so a request with an end frame is sent in pro mode
+ * (1080p, billed at the pro rate) with an END_FRAME_MODEL info warning. `endFrameModel`
+ * (VIDEO_END_FRAME_MODEL) names another Replicate model for requests with an end frame, or `none`
+ * to drop end frames (END_FRAME_UNSUPPORTED warning). A model that requires a start frame refuses a
+ * prompt-only request before any call. Frames go by our short-lived link when this server has one,
+ * else through Replicate's Files API (never data URIs). The output (replicate.delivery, no key) is
+ * downloaded and conformed to the request.
  */
-export interface ReplicateVideoSettings extends VideoProviderLimits {
-  /** Default `https://api.replicate.com`. */
-  baseUrl?: string;
+export interface ReplicateVideoSettings extends VideoProviderLimits, PredictionSettings {
   apiKey?: string;
   /** `owner/name`, `owner/name:version` or a version id. Default `kwaivgi/kling-v2.1`. */
   model?: string;
-  /** `Prefer: wait=N` (1..60 s). Not sent when unset or 0. */
-  waitSeconds?: number;
-  /** Input member of the start frame. Default `start_image` (some models: `image`, `first_frame_image`). */
+  /** Input member of the start frame. Default: the model's (`start_image`). */
   imageInput?: string;
-  /** Input member of the end frame. Default `end_image`; null: not sent. */
+  /** Input member of the end frame; null: the model takes none. Default: the model's (`end_image`). */
   endImageInput?: string | null;
-  /** `aspect_ratio` (default) or `none`. */
+  /** The model refuses a request without a start frame. Default: the model's (false for unknown models). */
+  requiresStartFrame?: boolean;
+  /** `aspect_ratio` or `none`. Default: the model's (`none` for kling-v2.1, `aspect_ratio` for unknown models). */
   sizeInput?: 'aspect_ratio' | 'none';
-  /** Default 16:9, 9:16, 1:1. */
+  /** Ratios for `aspect_ratio`. Default: the model's (16:9, 9:16, 1:1 for unknown models). */
   aspectRatios?: string[];
-  /** Default 5, 10 (sent as integers). */
+  /** Durations (s), sent as integers. Default: the model's (5, 10). */
   durations?: number[];
-  /** Send `seed`. Default true. */
+  /** Send `seed`. Default: the model's (false for kling-v2.1, true for unknown models). */
   sendSeed?: boolean;
-  /** Extra input members sent as-is (e.g. `mode`, `negative_prompt`). */
+  /** Extra input members sent as-is (e.g. `negative_prompt`, `mode`). What an end frame needs still wins. */
   extraInput?: Record<string, unknown>;
-  /** Largest frame sent inline as a data URI; larger ones are uploaded. Default 1 MB. */
-  dataUriMaxBytes?: number;
   /** First wait between polls. Default 2 s. */
   pollIntervalMs?: number;
   /** Longest wait between polls. Default 10 s. */
   maxPollIntervalMs?: number;
 }
 
-interface Prediction {
-  id?: unknown;
-  status?: unknown;
-  output?: unknown;
-  error?: unknown;
-  urls?: { get?: unknown; cancel?: unknown };
+/** What one Replicate video model takes (its API page's input schema). */
+export interface ReplicateVideoModel {
+  /** Input member of the start frame. */
+  startImage: string;
+  /** A prompt-only request is refused by the model. */
+  requiresStartFrame: boolean;
+  /** Input member of the end frame; null: none. */
+  endImage: string | null;
+  /** Inputs the model needs beside an end frame, and how the END_FRAME_MODEL warning says what they cost. */
+  endFrameNeeds?: { input: Record<string, unknown>; note: string };
+  /** `aspect_ratio` values; null: the model has no `aspect_ratio` input. */
+  aspectRatios: readonly string[] | null;
+  /** The model takes `seed`. */
+  seed: boolean;
+  durations: readonly number[];
 }
 
-const LABEL = 'Replicate';
-const PENDING = new Set(['starting', 'processing', 'queued']);
+/**
+ * Known models. kwaivgi/kling-v2.1 (replicate.com/kwaivgi/kling-v2.1/versions/daad218f…/api):
+ * prompt (required); start_image (required: "You must use a start image with kling-v2.1");
+ * end_image ("pro mode is required when this parameter is set"); mode standard (720p) | pro
+ * (1080p); duration 5 | 10; negative_prompt. No aspect_ratio, no seed; no stated prompt limit.
+ * Output: one URI string.
+ */
+export const REPLICATE_VIDEO_MODELS: Readonly<Record<string, ReplicateVideoModel>> = {
+  'kwaivgi/kling-v2.1': {
+    startImage: 'start_image',
+    requiresStartFrame: true,
+    endImage: 'end_image',
+    endFrameNeeds: { input: { mode: 'pro' }, note: 'runs in pro mode (1080p) and is billed at the pro rate' },
+    aspectRatios: null,
+    seed: false,
+    durations: [5, 10],
+  },
+};
+
+/** An unknown model: what the settings say, else these (the shape most image-to-video models on Replicate take). */
+const UNKNOWN_MODEL: ReplicateVideoModel = {
+  startImage: 'start_image',
+  requiresStartFrame: false,
+  endImage: 'end_image',
+  aspectRatios: ['16:9', '9:16', '1:1'],
+  seed: true,
+  durations: [5, 10],
+};
+
+interface Plan {
+  target: ReplicateModel;
+  caps: ReplicateVideoModel;
+  ratios: { width: number; height: number; text: string }[] | null;
+}
 
 export function createReplicateVideoEngine(settings: ReplicateVideoSettings, deps: ProviderDeps): VideoEngine {
-  const baseUrl = trimBase(settings.baseUrl ?? 'https://api.replicate.com');
-  const model = settings.model ?? 'kwaivgi/kling-v2.1';
-  const m = /^(?:([\w.-]+)\/([\w.-]+))?(?::?([0-9a-f]{64}))?$/i.exec(model);
-  if (!m || (!m[1] && !m[3]))
-    throw new Error(`replicate: "${model}" is not owner/name, owner/name:version or a version id`);
-  const [, owner, modelName, version] = m;
-  const createUrl = version ? `${baseUrl}/v1/predictions` : `${baseUrl}/v1/models/${owner}/${modelName}/predictions`;
-  const name = `replicate:${model}`;
-  const ratios = parseRatios(settings.aspectRatios ?? ['16:9', '9:16', '1:1'], 'replicate');
-  const durations = settings.durations ?? [5, 10];
-  const imageInput = settings.imageInput ?? 'start_image';
-  const endInput = settings.endImageInput === undefined ? 'end_image' : settings.endImageInput;
-  const wait = Math.min(60, Math.max(0, Math.round(settings.waitSeconds ?? 0)));
+  const api = createPredictions(settings, deps);
+  const plan = (ref: string, overrides: boolean): Plan => {
+    const target = api.model(ref);
+    const known = target.key ? REPLICATE_VIDEO_MODELS[target.key] : undefined;
+    const base = known ?? UNKNOWN_MODEL;
+    // The settings describe the configured model; an end-frame model keeps its own row.
+    const caps: ReplicateVideoModel = overrides
+      ? {
+          ...base,
+          ...(settings.imageInput ? { startImage: settings.imageInput } : {}),
+          ...(settings.endImageInput !== undefined ? { endImage: settings.endImageInput } : {}),
+          ...(settings.requiresStartFrame !== undefined ? { requiresStartFrame: settings.requiresStartFrame } : {}),
+          ...(settings.sizeInput === 'none' ? { aspectRatios: null } : {}),
+          ...(settings.sizeInput === 'aspect_ratio' || settings.aspectRatios
+            ? { aspectRatios: settings.aspectRatios ?? base.aspectRatios ?? UNKNOWN_MODEL.aspectRatios }
+            : {}),
+          ...(settings.durations ? { durations: settings.durations } : {}),
+          ...(settings.sendSeed !== undefined ? { seed: settings.sendSeed } : {}),
+        }
+      : base;
+    return { target, caps, ratios: caps.aspectRatios ? parseRatios(caps.aspectRatios, 'replicate') : null };
+  };
+  const main = plan(settings.model ?? 'kwaivgi/kling-v2.1', true);
+  const endSetting = settings.endFrameModel?.trim();
+  const endPlan = endSetting && endSetting !== 'none' ? plan(endSetting, false) : undefined;
+  if (endPlan && !endPlan.caps.endImage) {
+    throw new Error(`replicate: the end-frame model "${endSetting}" takes no end frame`);
+  }
+  const name = `replicate:${main.target.model}`;
   const session = videoProviderSessions(settings, deps, {
     label: LABEL,
-    baseUrl,
+    baseUrl: api.baseUrl,
     headers: authorization('Bearer', settings.apiKey),
+    retry: replicateRetry,
   });
-  const own = onOrigin(new URL(baseUrl).origin);
-
-  /** A data URI, or the URL of the bytes uploaded to Replicate's Files API. */
-  async function fileInput(s: ProviderSession, bytes: Buffer, which: 'start' | 'end'): Promise<string> {
-    const png = await toPngInput(bytes, `${which} frame`);
-    if (png.length <= (settings.dataUriMaxBytes ?? 1_000_000)) return pngDataUri(png);
-    const body = await encodeMultipart([
-      ['content', { bytes: png, filename: `${which}-frame.png`, contentType: 'image/png' }],
-    ]);
-    const file = (
-      await s.json<{ urls?: { get?: unknown } }>(`${baseUrl}/v1/files`, { body, what: `uploading the ${which} frame` })
-    ).json;
-    const url = str(file?.urls?.get);
-    if (!url) throw s.fail(`${LABEL} answered the upload without a file URL`, true);
-    return url;
-  }
 
   return providerEngine(name, async (req: VideoRequest): Promise<VideoResult> => {
-    const warnings = checkRequest(req, { label: LABEL, textOnly: true }, settings.conform);
+    const warnings: EngineWarning[] = checkRequest(
+      req,
+      { label: LABEL, textOnly: !main.caps.requiresStartFrame },
+      settings.conform,
+    );
+    let p = main;
+    let endFrame = req.endFrame;
+    if (endFrame) {
+      const model = main.target.model;
+      const routed = endPlan && endPlan.target.model !== model ? endPlan : undefined;
+      if (endSetting === 'none' || (!routed && !main.caps.endImage)) {
+        endFrame = undefined;
+        warnings.push({
+          code: 'END_FRAME_UNSUPPORTED',
+          severity: 'warning',
+          message:
+            endSetting === 'none'
+              ? `${LABEL}: end frames are turned off (VIDEO_END_FRAME_MODEL=none): the end frame was not sent to ${model}`
+              : `${LABEL}'s ${model} takes no end frame: the end frame was not sent (set VIDEO_END_FRAME_MODEL to a model that takes one)`,
+        });
+      } else if (routed) {
+        p = routed;
+        const needs = routed.caps.endFrameNeeds;
+        warnings.push({
+          code: 'END_FRAME_MODEL',
+          severity: 'info',
+          message: `The request has an end frame, so it was sent to ${LABEL}'s ${routed.target.model} (VIDEO_END_FRAME_MODEL) instead of ${model}${needs ? `, which ${needs.note}` : ''}`,
+        });
+      } else if (p.caps.endFrameNeeds) {
+        warnings.push({
+          code: 'END_FRAME_MODEL',
+          severity: 'info',
+          message: `${LABEL}'s ${model} takes an end frame only in ${describe(p.caps.endFrameNeeds.input)}: this video ${p.caps.endFrameNeeds.note}`,
+        });
+      }
+    }
+
     const s = session(req);
+    const route = api.inputRoute(s);
     const input: Record<string, unknown> = {
       prompt: req.prompt,
-      duration: nearestDuration(durations, req.durationSeconds),
+      duration: nearestDuration(p.caps.durations, req.durationSeconds),
     };
-    if ((settings.sizeInput ?? 'aspect_ratio') === 'aspect_ratio') {
-      input.aspect_ratio = nearestSize(ratios, req.width, req.height).text;
-    }
-    if (settings.sendSeed ?? true) input.seed = req.seed >>> 0;
-    if (req.startFrame) input[imageInput] = await fileInput(s, req.startFrame, 'start');
-    if (req.endFrame && endInput) input[endInput] = await fileInput(s, req.endFrame, 'end');
-    else if (req.endFrame) warnings.push(notSent(`${LABEL}: the model's settings take no end frame; not sent`));
+    if (p.ratios) input.aspect_ratio = nearestSize(p.ratios, req.width, req.height).text;
+    if (p.caps.seed) input.seed = req.seed >>> 0;
+    if (req.startFrame) input[p.caps.startImage] = await imageInput(req.startFrame, 'start frame', route, warnings);
+    if (endFrame && p.caps.endImage) input[p.caps.endImage] = await imageInput(endFrame, 'end frame', route, warnings);
     Object.assign(input, settings.extraInput);
+    if (endFrame && p.caps.endFrameNeeds) Object.assign(input, p.caps.endFrameNeeds.input);
 
-    let p = (
-      await s.json<Prediction>(createUrl, {
-        json: version ? { version, input } : { input },
-        ...(wait > 0 ? { headers: { prefer: `wait=${wait}` } } : {}),
-        what: 'creating the prediction',
-      })
-    ).json;
-    const id = validId(s, LABEL, p?.id, 'the prediction');
-    const getUrl = own(p.urls?.get, `${baseUrl}/v1/predictions/${id}`);
-    const cancelUrl = own(p.urls?.cancel, `${baseUrl}/v1/predictions/${id}/cancel`);
-    const done = (x: Prediction) => {
-      const st = str(x?.status);
-      if (!st) throw s.fail(`${LABEL} answered a prediction without a status`, true);
-      return !PENDING.has(st);
-    };
-
-    p = await cancelVideoOnGiveUp(
-      s,
-      req,
-      () =>
-        done(p)
-          ? Promise.resolve(p)
-          : s.poll(
-              async () => {
-                const next = (await s.json<Prediction>(getUrl, { what: 'checking the prediction' })).json;
-                return done(next) ? next : undefined;
-              },
-              pollIntervals(settings, 2000, 10_000),
-            ),
-      () => s.cancel(cancelUrl, 'POST'),
-    );
-
-    const status = String(p.status);
-    if (status !== 'succeeded') {
-      const error = typeof p.error === 'string' ? p.error : p.error ? JSON.stringify(p.error) : undefined;
-      throw s.failed(
-        { message: error },
-        `The ${LABEL} prediction ${status === 'canceled' ? 'was canceled' : status === 'failed' ? 'failed' : `ended as "${status}"`}`,
-      );
-    }
-    const output = p.output;
-    const url =
-      typeof output === 'string'
-        ? output
-        : Array.isArray(output)
-          ? output.find((o) => typeof o === 'string')
-          : undefined;
-    if (typeof url !== 'string' || !url) throw s.fail(`${LABEL} finished the prediction without a video URL`, true);
-    return finishVideo(s, req, url, { label: LABEL, engine: name, warnings, limits: settings });
+    const url = await api.run(s, p.target, input, {
+      signal: req.signal,
+      intervals: pollIntervals(settings, 2000, 10_000),
+      output: 'video',
+    });
+    return finishVideo(s, req, url, {
+      label: LABEL,
+      engine: `replicate:${p.target.model}`,
+      warnings,
+      limits: settings,
+    });
   });
 }
+
+const describe = (input: Record<string, unknown>) =>
+  Object.entries(input)
+    .map(([k, v]) => `${k} "${String(v)}"`)
+    .join(', ');
