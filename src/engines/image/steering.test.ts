@@ -127,6 +127,34 @@ describe('planSteering', () => {
     expect([clean.contrast, clean.simplifyBackdrop, clean.accentColors]).toEqual([undefined, undefined, undefined]);
   });
 
+  it('writes each lever as the change, then why in a clause of its own ("calmer backdrop (the backdrop was cluttered)")', () => {
+    const busy = features({
+      contrast: { subjectDeltaE: 25, rms: 0.08 },
+      saliency: { focalTargets: 5, offSubjectFocalPoints: 4 },
+      clutter: { edgeDensity: 0.06 },
+      colorfulness: 12,
+      composition: { powerPointDistance: 0.3 },
+    });
+    const notes = (['attention_potential', 'conversion', 'brand_awareness'] as const).flatMap(
+      (o) => planSteering(o, source(busy), { palette: ['#d62828', '#2a6fdb'], hasLogo: true }).levers,
+    );
+    expect(notes).toEqual(
+      expect.arrayContaining([
+        'stronger separation from the backdrop (the product blended in)',
+        'calmer backdrop (other focal points competed with the product)',
+        'calmer backdrop (the backdrop was cluttered)',
+        'brand colour accents #d62828 and #2a6fdb (the frame was nearly colourless)',
+        'centre layout (the product was off the power points)',
+      ]),
+    );
+    // The reason is a clause (it has a verb), never a bare noun phrase that repeats the change.
+    for (const note of notes.filter((n) => n.includes('('))) {
+      const why = /\(([^()]+)\)$/.exec(note)?.[1] ?? '';
+      if (why.startsWith('×')) continue;
+      expect(why, note).toMatch(/\b(?:was|were|blended|competed|carried|has|had)\b/);
+    }
+  });
+
   it('conversion: grows the product, calms clutter, centres an off-centre product; a cut product is centred and shrunk', () => {
     const plan = planSteering(
       'conversion',

@@ -181,6 +181,8 @@ export function planSteering(
     }
     return false;
   };
+  // Each lever's note says what changes, then why in a clause of its own: "calmer backdrop (the
+  // backdrop was cluttered)", never the bare cause ("calmer backdrop (a cluttered backdrop)").
   const separate = (amount: number, why: string) => {
     const room = 1 - (finite(previous?.contrast) ?? 0);
     const a = round2(Math.min(room, amount));
@@ -211,7 +213,7 @@ export function planSteering(
     const fresh = accents.filter((c) => !have.includes(c)).slice(0, STEERING_BOUNDS.accentColors);
     if (fresh.length === 0) return;
     step.accentColors = fresh;
-    levers.push(`brand colour accent ${fresh.join(', ')} (${why})`);
+    levers.push(`brand colour ${fresh.length > 1 ? 'accents' : 'accent'} ${fresh.join(' and ')} (${why})`);
   };
   const place = (placement: ScenePlacement, why: string) => {
     if ((previous?.placement ?? undefined) === placement) return;
@@ -229,13 +231,13 @@ export function planSteering(
   if (objective === 'attention_potential') {
     grow(0.22, 1.5);
     if (dE < 50 || f.contrast.rms < 0.12) {
-      separate(clamp(0.4 + (50 - dE) / 40, 0.4, 1), dE < 50 ? 'the product blends in' : 'a flat frame');
+      separate(clamp(0.4 + (50 - dE) / 40, 0.4, 1), dE < 50 ? 'the product blended in' : 'the frame was flat');
     }
     if (f.saliency.focalTargets > 3 || off >= 2 || edges > 0.03 || f.subject.saliencyShare < 0.55) {
-      calm(clamp(0.35 + edges * 8 + off * 0.12, 0.35, 1), 'competing focal points');
+      calm(clamp(0.35 + edges * 8 + off * 0.12, 0.35, 1), 'other focal points competed with the product');
     }
     const productColour = f.palette ? f.palette.subjectCoverage : 0;
-    if (f.colorfulness < 22 && productColour < 0.35 && accents.length > 0) addAccent('a colourless frame');
+    if (f.colorfulness < 22 && productColour < 0.35 && accents.length > 0) addAccent('the frame was nearly colourless');
   } else if (objective === 'conversion') {
     if (cut) {
       place('centre', 'the product was cut by the frame');
@@ -245,8 +247,8 @@ export function planSteering(
       if (f.composition.powerPointDistance > 0.18) place('centre', 'the product was off the power points');
       grow(0.28, 1.5);
     }
-    if (edges > 0.015 || off >= 1) calm(clamp(0.35 + edges * 8 + off * 0.15, 0.35, 1), 'a cluttered backdrop');
-    if (dE < 40) separate(clamp(0.4 + (40 - dE) / 35, 0.4, 1), 'the product blends in');
+    if (edges > 0.015 || off >= 1) calm(clamp(0.35 + edges * 8 + off * 0.15, 0.35, 1), 'the backdrop was cluttered');
+    if (dE < 40) separate(clamp(0.4 + (40 - dE) / 35, 0.4, 1), 'the product blended in');
   } else {
     if (f.logo.count === 0) {
       if (brand.hasLogo) {
@@ -260,7 +262,7 @@ export function planSteering(
     }
     const pal = f.palette;
     if (!pal || (pal.weightedCoverage < 0.2 && pal.subjectCoverage < 0.35))
-      addAccent('little of the frame is the brand');
+      addAccent("little of the frame carried the brand's colours");
     grow(0.17, 1.4);
   }
 

@@ -89,6 +89,13 @@ export interface SceneEnhancementInput {
  *   refused and the local one used when it does).
  * - `NO_PRODUCT_CONTEXT` [info, productAssetIds]: no product was given; the scene is written
  *   around whatever product the prompt names, with nothing tying it to a real product image.
+ * - `MULTIPLE_HEROES` [warning, originalPrompt]: the prompt names as its subject or its hero a
+ *   product none of the given products is ("The red cap on a ledge" with a T-shirt given; "the
+ *   mug as the hero" with only a notebook), judged by kind of product (a hat is a cap, a tee a
+ *   T-shirt) and only when every given product's words say what it is. A scene has one hero: the
+ *   given product(s) stay the hero and the other named product is written as secondary (smaller,
+ *   further back); the user's words are kept. The message names both, so the client can add the
+ *   product or rephrase.
  * - `TEXT_ENGINE_FALLBACK` [warning]: the configured language model (LLM_*) failed or gave an
  *   unusable answer; the built-in enhancer wrote the prompt. The message says why.
  */
@@ -97,6 +104,7 @@ export const SCENE_WARNING_CODES = [
   'PROMPT_TRUNCATED',
   'BRAND_WORD_AVOIDED',
   'NO_PRODUCT_CONTEXT',
+  'MULTIPLE_HEROES',
   'TEXT_ENGINE_FALLBACK',
 ] as const;
 export type SceneWarningCode = (typeof SCENE_WARNING_CODES)[number];

@@ -110,6 +110,11 @@ export interface VideoEnhancementInput {
  *   ratio contradicts (an explicit other ratio, "vertical"/"reel"/"TikTok" with 16:9,
  *   "widescreen"/"banner" with 9:16, a square format with either; same words as the scene
  *   enhancer). The prompt is kept; the composition follows the aspect ratio.
+ * - `MULTIPLE_HEROES` [warning, startFrameAssetId or referenceImageAssetIds]: the prompt names as
+ *   its subject or hero a product the start frame (or the first reference image) does not show
+ *   ("The red cap on a ledge" over a frame of a T-shirt), judged by kind of product and only when
+ *   the frame's words say what it shows. A clip has one subject: the frame's product stays the
+ *   subject and the other named product is written as secondary; the user's words are kept.
  * - `TEXT_ENGINE_FALLBACK` [warning]: the configured language model (LLM_*) failed or gave an
  *   unusable answer; the built-in enhancer wrote the prompt. The message says why.
  */
@@ -120,6 +125,7 @@ export const VIDEO_WARNING_CODES = [
   'CAMERA_CONFLICT',
   'AUDIO_CUES_IGNORED',
   'HARDSPEC_ASPECT_MISMATCH',
+  'MULTIPLE_HEROES',
   'TEXT_ENGINE_FALLBACK',
 ] as const;
 export type VideoWarningCode = (typeof VIDEO_WARNING_CODES)[number];

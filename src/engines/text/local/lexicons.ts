@@ -717,3 +717,89 @@ export const STOPWORDS = new Set(
 /** Words that mark a sentence as page furniture rather than brand copy. */
 export const FURNITURE =
   /\b(cookie|privacy|sign in|log in|cart|checkout|shipping|returns|subscribe|newsletter|javascript|browser|©|copyright|all rights reserved|terms of)\b/i;
+
+// --------------------------------------------------------------------------------------------
+// Product nouns (the scene and video enhancers: which product a prompt names, and how to refer to one)
+
+/**
+ * Product nouns by kind, singular (plurals are formed by rule: `mugs`, `glasses`, `diaries`). Two
+ * nouns of one kind name the same product for the enhancers' purposes ("the cap" for a hat, "the
+ * tee" for a T-shirt): a prompt that names a kind none of the given products is of names another
+ * product. Only nouns that name a product when they are the subject of a prompt; words that are
+ * mostly scenery or props ("glass", "box", "table") are left out.
+ */
+export const PRODUCT_KINDS: Readonly<Record<string, readonly string[]>> = {
+  cap: ['cap', 'baseball cap', 'snapback', 'hat', 'bucket hat', 'beanie'],
+  tee: ['t-shirt', 'tshirt', 'tee shirt', 'tee', 'shirt', 'long sleeve', 'long-sleeve tee', 'polo', 'tank top'],
+  hoodie: ['hoodie', 'sweatshirt', 'sweater', 'jumper', 'pullover', 'crewneck', 'cardigan'],
+  jacket: ['jacket', 'coat', 'parka', 'blazer', 'windbreaker', 'vest'],
+  dress: ['dress', 'skirt', 'gown'],
+  trousers: ['jeans', 'trousers', 'pants', 'shorts', 'leggings', 'joggers'],
+  bag: ['tote', 'tote bag', 'bag', 'backpack', 'handbag', 'purse', 'clutch', 'pouch', 'duffel', 'satchel'],
+  mug: ['mug', 'cup', 'teacup', 'tumbler'],
+  bottle: ['bottle', 'water bottle', 'flask'],
+  notebook: ['notebook', 'journal', 'notepad', 'planner', 'diary', 'sketchbook'],
+  sticker: ['sticker', 'decal'],
+  shoe: ['shoe', 'sneaker', 'trainer', 'boot', 'sandal', 'loafer', 'heel'],
+  sock: ['sock'],
+  scarf: ['scarf', 'bandana'],
+  watch: ['watch', 'smartwatch'],
+  jewellery: ['ring', 'necklace', 'bracelet', 'earring', 'pendant', 'jewellery', 'jewelry'],
+  eyewear: ['sunglasses', 'glasses', 'eyeglasses'],
+  audio: ['headphones', 'earbuds', 'earphones', 'speaker'],
+  phone: ['phone', 'smartphone', 'phone case'],
+  laptop: ['laptop', 'tablet'],
+  candle: ['candle'],
+  serum: ['serum', 'dropper bottle'],
+  cream: ['cream', 'moisturiser', 'moisturizer', 'lotion', 'balm'],
+  perfume: ['perfume', 'fragrance', 'cologne', 'eau de parfum'],
+  lipstick: ['lipstick', 'lip gloss'],
+  soap: ['soap', 'shampoo', 'conditioner', 'body wash'],
+  jar: ['jar'],
+  can: ['soda can', 'drinks can'],
+  book: ['book', 'magazine', 'zine'],
+  poster: ['poster', 'art print', 'postcard', 'greeting card'],
+  lamp: ['lamp'],
+  vase: ['vase'],
+  chair: ['chair', 'stool', 'armchair'],
+  pillow: ['pillow', 'cushion'],
+  blanket: ['blanket'],
+  towel: ['towel'],
+  wallet: ['wallet', 'cardholder'],
+  umbrella: ['umbrella'],
+  toy: ['toy', 'plush', 'teddy bear'],
+  pen: ['pen', 'pencil'],
+  kettle: ['kettle', 'teapot', 'coffee maker'],
+  chocolate: ['chocolate bar', 'chocolate'],
+  granola: ['granola', 'cereal'],
+  coffee: ['coffee bag', 'coffee beans'],
+};
+
+/** Nouns that are plural in form but name one object ("the headphones", "the jeans"). */
+export const PLURAL_FORM_NOUNS = new Set([
+  'jeans',
+  'trousers',
+  'pants',
+  'shorts',
+  'leggings',
+  'joggers',
+  'sunglasses',
+  'glasses',
+  'eyeglasses',
+  'headphones',
+  'earbuds',
+  'earphones',
+  'coffee beans',
+]);
+
+/** Words that make one asset several objects: "mug set", "a pair of socks", "three candles". */
+export const SET_WORDS = terms(
+  'set|sets|pack|packs|multipack|multi-pack|kit|bundle|collection|duo|trio|quartet|pair|pairs|assortment|selection|gift set',
+);
+export const NUMBER_WORDS = terms(
+  'two|three|four|five|six|seven|eight|nine|ten|twelve|several|multiple|assorted|2|3|4|5|6|8|10|12',
+);
+
+function terms(s: string): readonly string[] {
+  return s.split('|');
+}

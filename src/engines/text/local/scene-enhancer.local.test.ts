@@ -8,6 +8,7 @@ import {
   SCENE_WARNING_CODES,
   type SceneBrandContext,
   type SceneEnhancementInput,
+  type SceneProductContext,
 } from '../scene-enhancer.ts';
 import {
   colourWord,
@@ -150,8 +151,76 @@ describe('local scene enhancer: products', () => {
       'the navy and light blue mug (ceramic, handmade)',
     ],
     [{ tags: [], colors: [] }, 'the product'],
+    // File names: colour words before the noun, and the spelling a copywriter uses.
+    [{ tags: [], colors: ['red', 'maroon'], fileName: 'solidus_cap_red_2.png' }, 'the red solidus cap'],
+    [{ tags: [], colors: ['black'], fileName: 'solidus_tshirt.png' }, 'the solidus T-shirt in black'],
   ])('phrases %j as "%s"', (p, phrase) => {
     expect(productPhrase(p, 0, 1)).toBe(phrase);
+  });
+
+  it('keeps one hero: a product the prompt names that is not given stays secondary (MULTIPLE_HEROES)', () => {
+    const tee = { tags: ['transparent-background'], colors: ['black'], fileName: 'solidus_tshirt.png' };
+    const r = run({ originalPrompt: 'The red cap on a concrete ledge at golden hour', products: [tee] });
+    expect(r.optimizedPrompt).toContain(
+      'Feature the solidus T-shirt in black as the hero: in the foreground, in sharp focus, shape, label and colours unchanged. The red cap stays secondary: smaller, further back and out of the main focus.',
+    );
+    expect(r.optimizedPrompt.match(/as the hero/g)).toHaveLength(1);
+    const w = r.warnings.find((x) => x.code === 'MULTIPLE_HEROES');
+    expect(w).toMatchObject({ severity: 'warning', field: 'originalPrompt' });
+    expect(w?.message).toBe(
+      'The prompt names "the red cap" as its subject, but the product given is the solidus T-shirt in black. The scene keeps the solidus T-shirt in black as the hero and the red cap secondary; add its picture to the products, or rephrase the prompt, to change that.',
+    );
+    // Two named heroes, one of them given: the given one leads, the other is secondary.
+    const cap = { tags: [], colors: ['red'], fileName: 'solidus_cap_red_1.png' };
+    const two = run({ originalPrompt: 'the red cap and the black hoodie as the heroes', products: [cap] });
+    expect(two.optimizedPrompt).toMatch(/Feature the red solidus cap as the hero: .* The black hoodie stays secondary/);
+    expect(codes(two)).toContain('MULTIPLE_HEROES');
+    // Named by another word of the same kind (a hat is a cap, a tee a T-shirt), a prop, or no product words: no warning.
+    const cases: [string, SceneProductContext][] = [
+      ['the black cap on a bench', { tags: [], colors: ['black'], fileName: 'solidus_hat.png' }],
+      ['matte black tee on concrete', tee],
+      ['our serum next to a coffee mug', SERUM],
+      ['The red cap on a ledge', { tags: [], colors: [], fileName: 'IMG_0042.png' }],
+      ['no mugs, just the serum on a shelf', SERUM],
+    ];
+    for (const [prompt, product] of cases) {
+      expect(codes(run({ originalPrompt: prompt, products: [product] })), prompt).not.toContain('MULTIPLE_HEROES');
+    }
+  });
+
+  it('leaves out colours the prompt gives the product otherwise ("the red cap" for a black one)', () => {
+    const black = { tags: [], colors: ['black', 'gray'], fileName: 'solidus_cap_black_1.png' };
+    const r = run({ originalPrompt: 'The red cap on a concrete ledge', products: [black] });
+    expect(r.optimizedPrompt).toContain('Feature the solidus cap as the hero');
+    expect(r.optimizedPrompt).not.toMatch(/black|gray/);
+    expect(codes(r)).not.toContain('MULTIPLE_HEROES');
+  });
+
+  it('refers to a set in the plural: "the mugs", their shapes and labels', () => {
+    const set = { tags: ['transparent-background'], colors: ['red', 'black'], fileName: 'solidus_mug_set.png' };
+    const r = run({ originalPrompt: 'our mug set', products: [set], aspectRatio: '1:1', partner: 'partner-1' });
+    expect(r.optimizedPrompt).toContain(
+      'Feature the solidus mug set in red and black as the hero: in the foreground, in sharp focus, shapes, labels and colours unchanged.',
+    );
+    expect(r.optimizedPrompt).toContain('Balanced square composition with the mugs centred.');
+    expect(r.optimizedPrompt).toContain(
+      'Marketplace-ready presentation: all of the mugs fully in frame and unobstructed, with clear space around them',
+    );
+    expect(r.optimizedPrompt).not.toMatch(/\bthe product\b|\bthe mug\b(?! set)|around it\b/);
+  });
+
+  it('lets the product the prompt names as the hero lead when there are several', () => {
+    const r = run({
+      originalPrompt: 'the mug as the hero, on a desk',
+      products: [
+        { tags: [], colors: [], fileName: 'notebook.png' },
+        { tags: [], colors: [], fileName: 'mug.png' },
+      ],
+    });
+    expect(r.optimizedPrompt).toContain(
+      'Feature the mug as the hero, with the notebook in a supporting role: all in the foreground and in sharp focus, shapes, labels and colours unchanged.',
+    );
+    expect(codes(r)).not.toContain('MULTIPLE_HEROES');
   });
 
   it('asks to keep the product the hero and tells NO_PRODUCT_CONTEXT when there is none', () => {
@@ -358,6 +427,10 @@ describe('local scene enhancer: bounds, truncation, theme, determinism', () => {
 
   it.each([
     [{ originalPrompt: 'our serum on marble, morning light' }, 'Refined Morning Marble'],
+    // A time of day stays whole: never "Golden Concrete at Hour".
+    [{ originalPrompt: 'The red cap on a concrete ledge at golden hour' }, 'Refined Concrete at Golden Hour'],
+    [{ originalPrompt: 'golden hour beach picnic, warm tones', brand: undefined }, 'Warm Beach Picnic at Golden Hour'],
+    [{ originalPrompt: 'vintage leather and brass workshop scene' }, 'Vintage Workshop'],
     [{ originalPrompt: 'cozy mediterranean breakfast at sunset' }, 'Cozy Mediterranean Breakfast at Sunset'],
     [{ originalPrompt: 'our serum in a sunlit kitchen' }, 'Sunlit Kitchen'],
     [{ originalPrompt: 'our serum' }, 'Refined Marble'],

@@ -2,6 +2,18 @@ import { COLOR_NAMES, nameColor, rgbToLab } from '../../../adapters/media/colors
 import { AUTO_TAGS } from '../../../adapters/media/tags.ts';
 import { parseHex } from '../../../modules/brand-dna/color.ts';
 import {
+  type ProductWords,
+  coloursContradict,
+  coloursFirst,
+  copyNouns,
+  isColourWord,
+  otherHeroes,
+  type PromptHero,
+  productWords,
+  promptHeroes,
+  referenceOf,
+} from './product-words.ts';
+import {
   SCENE_PROMPT_MAX,
   SCENE_THEME_MAX,
   type SceneAspectRatio,
@@ -30,9 +42,15 @@ import {
  * a neutral alternative or left out. When everything does not fit in 2500 characters the least
  * important additions are left out first (PROMPT_TRUNCATED).
  *
+ * One hero, in agreement with the asset (product-words.ts): a product the prompt makes its subject
+ * or hero that none of the given products is ("The red cap…" with a T-shirt given) is written as
+ * secondary, never as a second hero (MULTIPLE_HEROES); colours the prompt gives a product otherwise
+ * are left out of ours; a set ("mug_set.png") is referred back to in the plural ("the mugs",
+ * "shapes, labels"); a file name's colour goes before its noun ("the red solidus cap").
+ *
  * Warnings: see SCENE_WARNING_CODES in ../scene-enhancer.ts (HARDSPEC_ASPECT_MISMATCH,
- * PROMPT_TRUNCATED, BRAND_WORD_AVOIDED, NO_PRODUCT_CONTEXT); sceneWarnings() computes the ones
- * that depend on the input only, for the OpenAI-compatible enhancer too.
+ * PROMPT_TRUNCATED, BRAND_WORD_AVOIDED, NO_PRODUCT_CONTEXT, MULTIPLE_HEROES); sceneWarnings()
+ * computes the ones that depend on the input only, for the OpenAI-compatible enhancer too.
  */
 export function createLocalSceneEnhancer(): SceneEnhancer {
   return {
@@ -261,7 +279,7 @@ const SETTING = [
       'café|cafe|coffee shop|bakery|street|cityscape|rooftop|desert|mountains|office|workspace|boutique|' +
       'terrace|patio|balcony|poolside|restaurant|loft|greenhouse|meadow|countryside|cabin|gym|indoors|' +
       'outdoors|outside|interior|hotel|lobby|library|museum|gallery|backyard|courtyard|vineyard|orchard|' +
-      'alley|sauna|campsite|campfire|vanity|nightstand|skyline|underwater|outer space|snowy',
+      'alley|sauna|campsite|campfire|vanity|nightstand|skyline|underwater|outer space|snowy|workshop|atelier',
   ),
   ...REGION,
 ];
@@ -626,7 +644,36 @@ export function sceneWarnings(input: SceneEnhancementInput): SceneWarning[] {
       message: 'No product was given: the scene is written around the product the prompt names.',
     });
   }
+  const others = otherHeroes(promptHeroes(cleanText(hexToWords(prompt))), input.products.map(productWordsOf));
+  if (others.length > 0) warnings.push(multipleHeroes(others, input.products));
   return warnings;
+}
+
+/** "its subject" (the prompt opens with them), "the hero" or "heroes" (it says so). */
+export const heroWord = (hs: readonly PromptHero[]): string =>
+  hs.every((h) => !h.explicit)
+    ? hs.length > 1
+      ? 'its subjects'
+      : 'its subject'
+    : hs.length > 1
+      ? 'heroes'
+      : 'the hero';
+
+/** MULTIPLE_HEROES: the prompt names products that are not given; the given ones stay the heroes. */
+function multipleHeroes(others: readonly PromptHero[], products: readonly SceneProductContext[]): SceneWarning {
+  const n = products.length;
+  const given = joinList(products.map((p, i) => productPhrase(p, i, n)));
+  const named = joinList(others.map((h) => `"${h.phrase}"`));
+  const several = others.length > 1 || others[0]!.plural;
+  return {
+    code: 'MULTIPLE_HEROES',
+    severity: 'warning',
+    field: 'originalPrompt',
+    message:
+      `The prompt names ${named} as ${heroWord(others)}, but the ${n > 1 ? 'products given are' : 'product given is'} ${given}. ` +
+      `The scene keeps ${given} as the ${n > 1 ? 'heroes' : 'hero'} and ${joinList(others.map((h) => h.phrase))} secondary; ` +
+      `add ${several ? 'their pictures' : 'its picture'} to the products, or rephrase the prompt, to change that.`,
+  };
 }
 
 function avoidList(brand: SceneBrandContext | undefined): string[] {
@@ -693,12 +740,37 @@ export function midSentence(phrase: string): string {
 
 const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth'];
 
-/** How the text names one product: its description (first sentence, bounded), else its file name or tags. */
-export function productPhrase(p: SceneProductContext, index: number, count: number): string {
+/** The words that name a product: its description's first phrase, else its file name's words, else its first tag. */
+function nameOf(p: SceneProductContext): string {
+  const described = p.description ? cleanText(hexToWords(p.description)) : '';
+  if (described) return described.split(/(?<=[.!?])\s+/)[0]!.replace(PACKSHOT_NOISE, '');
+  return fileNameWords(p.fileName) ?? usefulTags(p.tags)[0] ?? '';
+}
+
+/** What a product's words say of it (its kinds, head noun, whether it is a set), for the hero and plural rules. */
+export function productWordsOf(p: SceneProductContext): ProductWords {
+  return productWords(
+    nameOf(p),
+    [p.description ? cleanText(p.description) : '', fileNameWords(p.fileName) ?? '', ...usefulTags(p.tags)],
+    p.colors.map(colourName),
+  );
+}
+
+/**
+ * How the text names one product: its description (first sentence, bounded), else its file name or
+ * tags. `colours: false` leaves colour words out (when the prompt gives the product other colours).
+ */
+export function productPhrase(
+  p: SceneProductContext,
+  index: number,
+  count: number,
+  opts: { colours?: boolean } = {},
+): string {
+  const withColours = opts.colours !== false;
   const tags = usefulTags(p.tags);
   let colours = [...new Set(p.colors.map(colourName).filter(Boolean))];
   if (p.tags.some((t) => BACKGROUND_TAGS.has(t))) colours = colours.filter((c) => c !== 'white');
-  colours = colours.slice(0, 3);
+  colours = withColours ? colours.slice(0, 3) : [];
   const described = p.description ? cleanText(hexToWords(p.description)) : '';
   let phrase: string;
   let showColours: boolean;
@@ -712,7 +784,14 @@ export function productPhrase(p: SceneProductContext, index: number, count: numb
     const name = fileNameWords(p.fileName);
     showColours = true;
     if (name) {
-      phrase = name;
+      // A copywriter's order and spelling: "solidus_cap_red" is the red solidus cap.
+      const words = copyNouns(name);
+      phrase = withColours
+        ? coloursFirst(words)
+        : words
+            .split(' ')
+            .filter((w) => !isColourWord(w))
+            .join(' ') || words;
     } else if (tags.length) {
       // Tags only when there is no file name to go by: the first names the product, the others qualify it.
       phrase = `${colours.length ? `${joinList(colours)} ` : ''}${tags[0]}${tags.length > 1 ? ` (${tags.slice(1, 3).join(', ')})` : ''}`;
@@ -819,21 +898,32 @@ function lookOf(brand: SceneBrandContext | undefined): Look {
   return DEFAULT_LOOK;
 }
 
-function titleCase(words: string[]): string {
+/**
+ * Phrases in title case, joined. A phrase whose words another phrase already says is left out
+ * whole ("Golden" next to "at golden hour"): a phrase is never cut inside, so no "at Hour".
+ */
+function titleCase(phrases: string[]): string {
   const small = new Set(['a', 'an', 'and', 'at', 'by', 'for', 'in', 'of', 'on', 'the', 'with']);
-  const seen = new Set<string>();
-  const out: string[] = [];
-  for (const w of words.join(' ').split(/\s+/)) {
-    const low = w.toLowerCase();
-    if (!low || (seen.has(low) && !small.has(low))) continue;
-    seen.add(low);
-    out.push(
-      out.length && small.has(low)
-        ? low
-        : w.replace(/(^|-)(\p{L})/gu, (_, d: string, c: string) => d + c.toUpperCase()),
+  const split = phrases.map((p) => p.split(/\s+/).filter(Boolean));
+  const said = (w: string, i: number) =>
+    split.some(
+      (o, j) =>
+        j !== i &&
+        (o.length > split[i]!.length || (o.length === split[i]!.length && j < i)) &&
+        o.some((x) => x.toLowerCase() === w),
     );
-  }
-  return out.join(' ');
+  const kept = split.filter((ws, i) => {
+    const content = ws.map((w) => w.toLowerCase()).filter((w) => !small.has(w));
+    return content.length > 0 && !content.every((w) => said(w, i));
+  });
+  return kept
+    .flat()
+    .map((w, k) =>
+      k > 0 && small.has(w.toLowerCase())
+        ? w.toLowerCase()
+        : w.replace(/(^|-)(\p{L})/gu, (_, d: string, c: string) => d + c.toUpperCase()),
+    )
+    .join(' ');
 }
 
 /** The local enhancement (what createLocalSceneEnhancer().enhance resolves to). Pure and deterministic. */
@@ -870,7 +960,12 @@ export function enhanceScene(input: SceneEnhancementInput): SceneEnhancement {
     added: '',
   };
   const n = input.products.length;
-  const the = n > 1 ? 'the products' : 'the product';
+  // The products' words: their kinds (against the heroes the prompt names) and whether one is a set.
+  const words = input.products.map(productWordsOf);
+  const heroes = promptHeroes(userText);
+  const others = otherHeroes(heroes, words);
+  const ref = referenceOf(words[0], n);
+  const the = ref.the;
   const nonPhoto = hasAny(scan, NON_PHOTO);
   const userLight = hasAny(scan, LIGHT) || LIGHT_WORD.test(scan);
   const userSurface = findSurface(scan) !== undefined;
@@ -885,8 +980,15 @@ export function enhanceScene(input: SceneEnhancementInput): SceneEnhancement {
   const outdoor = hasAny(`${scan} ${envText}`, OUTDOOR);
   const parts: Part[] = [];
 
-  // Products: always named, so the generator keeps the real ones the hero.
-  const phrases = input.products.map((p, i) => productPhrase(p, i, n));
+  // Products: always named, so the generator keeps the real ones the hero. A product the prompt
+  // gives other colours ("the red cap" for a black one) is named without colours, and a product
+  // the prompt names that is not given stays secondary (MULTIPLE_HEROES): one hero, no contradiction.
+  const phrases = input.products.map((p, i) =>
+    productPhrase(p, i, n, { colours: !coloursContradict(heroes, words[i]!) }),
+  );
+  const shapes = ref.plural ? 'shapes, labels and colours' : 'shape, label and colours';
+  // With several products, the ones the prompt names as the hero lead when it names some but not all.
+  const lead = words.flatMap((w, i) => (heroes.some((h) => h.explicit && w.kinds.has(h.kind)) ? [i] : []));
   if (n === 0) {
     parts.push({
       text: 'Keep the product the clear hero: in the foreground, in sharp focus and fully visible.',
@@ -895,7 +997,14 @@ export function enhanceScene(input: SceneEnhancementInput): SceneEnhancement {
     });
   } else if (n === 1) {
     parts.push({
-      text: `Feature ${phrases[0]} as the hero: in the foreground, in sharp focus, shape, label and colours unchanged.`,
+      text: `Feature ${phrases[0]} as the hero: in the foreground, in sharp focus, ${shapes} unchanged.`,
+      order: 1,
+      priority: 10,
+    });
+  } else if (lead.length > 0 && lead.length < n) {
+    const rest = phrases.filter((_, i) => !lead.includes(i));
+    parts.push({
+      text: `Feature ${joinList(lead.map((i) => phrases[i]!))} as the ${lead.length > 1 ? 'heroes' : 'hero'}, with ${joinList(rest)} in a supporting role: all in the foreground and in sharp focus, shapes, labels and colours unchanged.`,
       order: 1,
       priority: 10,
     });
@@ -904,6 +1013,14 @@ export function enhanceScene(input: SceneEnhancementInput): SceneEnhancement {
       text: `Feature ${joinList(phrases)} together as the heroes: grouped in the foreground, each in sharp focus, shapes, labels and colours unchanged.`,
       order: 1,
       priority: 10,
+    });
+  }
+  if (others.length > 0) {
+    const several = others.length > 1 || others[0]!.plural;
+    parts.push({
+      text: `${cap(joinList(others.map((h) => h.phrase)))} ${several ? 'stay' : 'stays'} secondary: smaller, further back and out of the main focus.`,
+      order: 1.5,
+      priority: 9.5,
     });
   }
 
@@ -981,17 +1098,22 @@ export function enhanceScene(input: SceneEnhancementInput): SceneEnhancement {
     if (chosen) parts.push({ text: `${chosen}.`, order: 4, priority: 6 });
   }
   if (!userComposition) {
-    const chosen = pick([compositionOf(input.aspectRatio, scan, n, close, overhead)], ctx);
+    const chosen = pick([compositionOf(input.aspectRatio, scan, ref, close, overhead)], ctx);
     if (chosen) parts.push({ text: chosen, order: 5, priority: 6 });
   }
 
   // Retail partner: a marketplace listing wants the whole product, unobstructed, and nothing added.
   if (input.partner !== 'default') {
-    const whole = n > 1 ? 'every product fully in frame' : 'the whole product in frame';
+    const whole =
+      n > 1
+        ? 'every product fully in frame'
+        : ref.plural
+          ? `all of ${the} fully in frame`
+          : 'the whole product in frame';
     const noText = TEXT_REQUEST.test(prompt.replace(NEGATION, ' ')) ? '' : ' and no added text, badges or watermarks';
     const chosen = pick(
       [
-        `Marketplace-ready presentation: ${whole} and unobstructed, with clear space around ${n > 1 ? 'them' : 'it'}${noText}.`,
+        `Marketplace-ready presentation: ${whole} and unobstructed, with clear space around ${ref.it}${noText}.`,
         `Marketplace-ready presentation: ${whole} and unobstructed${noText}.`,
         `Marketplace-ready presentation: ${whole} and unobstructed.`,
       ],
@@ -1054,7 +1176,7 @@ export function enhanceScene(input: SceneEnhancementInput): SceneEnhancement {
   const said = (w: string) => wordsRe([w]).test(`${prompt} ${ctx.added}`);
   const finish = (
     nonPhoto
-      ? ['crisp detail', `accurate ${n > 1 ? 'product shapes' : 'product shape'}, labels and colours`]
+      ? ['crisp detail', `accurate ${ref.plural ? 'product shapes' : 'product shape'}, labels and colours`]
       : look.finish
   ).flatMap((f) => {
     let item = f;
@@ -1143,15 +1265,15 @@ function articleLower(s: string): string {
 function compositionOf(
   aspectRatio: SceneAspectRatio | undefined,
   scan: string,
-  n: number,
+  ref: { the: string; it: string },
   close: boolean,
   overhead: boolean,
 ): string {
-  const the = n > 1 ? 'the products' : 'the product';
+  const the = ref.the;
   const shape = aspectRatio ? shapeOf(aspectRatio) : requestedShapes(scan).find((r) => !r.ratio)?.shape;
   if (close) return `Tight ${shape ? `${SHAPE_NAMES[shape]} ` : ''}framing, ${the} filling most of the frame.`;
   if (overhead)
-    return `${shape ? `${cap(SHAPE_NAMES[shape])} composition` : 'Composition'} seen from directly above, ${the} centred with even spacing around ${n > 1 ? 'them' : 'it'}.`;
+    return `${shape ? `${cap(SHAPE_NAMES[shape])} composition` : 'Composition'} seen from directly above, ${the} centred with even spacing around ${ref.it}.`;
   if (aspectRatio === '9:16')
     return `Tall vertical composition, ${the} just below centre with open space above; the top and bottom edges free of key detail.`;
   if (shape === 'portrait') return `Vertical composition, ${the} just below centre with open space above.`;
@@ -1193,15 +1315,23 @@ export function themeOf(o: {
     .map((s) => (s in STYLE_WORDS ? STYLE_WORDS[s]?.adj : s))
     .find((s): s is string => !!s && /^[\p{L}-]+$/u.test(s));
   const lightAdj = o.light ? firstOf(o.light.toLowerCase().split(/[ ,]+/)[0]!, MOOD) : undefined;
+  // A mood word inside a time of day ("golden" of "golden hour") belongs to the time.
+  const moodScan = scan.replace(wordsRe(TIME_AFTER, 'giu'), ' ~ ');
   const adj =
-    firstOf(scan, MOOD) ?? firstOf(envText, MOOD) ?? styleAdj ?? (input.brand ? look.themeAdj : undefined) ?? lightAdj;
+    firstOf(moodScan, MOOD) ??
+    firstOf(envText, MOOD) ??
+    styleAdj ??
+    (input.brand ? look.themeAdj : undefined) ??
+    lightAdj;
   const setting = findSetting(scan)?.term;
   const region = firstOf(scan, REGION);
   const occasion = firstOf(scan, OCCASION);
+  // A place and an occasion together name the theme: "Beach Picnic", "Park Picnic".
+  const event = occasion && setting ? `${setting} ${occasion}` : (occasion ?? setting);
   const surface = findSurface(scan);
   const envPlace = findSetting(envText)?.term ?? findSurface(envText);
   const place =
-    [region, occasion ?? setting].filter(Boolean).join(' ') ||
+    [region, event].filter(Boolean).join(' ') ||
     (surface && !['surface', 'floor', 'ground'].includes(surface) ? surface : undefined) ||
     envPlace ||
     backdropPhrase(scan) ||

@@ -571,6 +571,41 @@ describe('local video enhancer: wording', () => {
     expect(run().enhancedPrompt).toMatch(/Subject: the vitamin C face serum in an amber glass dropper bottle/);
   });
 
+  it('refers to a set in the plural ("the mugs", their shapes), and a file name’s colour before its noun', () => {
+    const set = { tags: ['transparent-background'], colors: ['red', 'black'], fileName: 'solidus_mug_set.png' };
+    const r = run({ originalPrompt: 'our mug set on a table', start: set, durationSeconds: 8 });
+    const ours = added(r, 'our mug set on a table');
+    expect(ours).toMatch(/^ Slow orbit around the mugs: .* the mugs kept centred\./);
+    expect(ours).toContain('Subject: the red and black solidus mug set, exactly as pictured in the start frame');
+    expect(ours).toContain('shapes, proportions, colours, labels and textures unchanged');
+    expect(ours).toMatch(/holds on the mugs in their final framing/);
+    expect(ours).not.toMatch(/\bthe mug\b(?! set)/);
+    const red = enhanceVideo(
+      capInput({
+        originalPrompt: 'On a wooden table',
+        start: { tags: [], colors: ['red'], fileName: 'cap_red_1.png' },
+      }),
+    );
+    expect(red.enhancedPrompt).toMatch(/Subject: the red cap, exactly as pictured/);
+    expect(red.enhancedPrompt).not.toMatch(/cap red/);
+  });
+
+  it('keeps the frame’s product the subject when the prompt names another (MULTIPLE_HEROES)', () => {
+    const tee = { tags: [], colors: ['black'], fileName: 'solidus_tshirt.png' };
+    const r = enhanceVideo(capInput({ start: tee }));
+    const ours = added(r, CAP);
+    expect(ours).toContain('Subject: the black solidus T-shirt, exactly as pictured in the start frame');
+    expect(ours).toContain('The red cap stays secondary: smaller, further back and out of the main focus.');
+    expect(ours).not.toMatch(/\bthe cap\b|keeps turning/);
+    expect(r.warnings).toContainEqual(
+      expect.objectContaining({ code: 'MULTIPLE_HEROES', severity: 'warning', field: 'startFrameAssetId' }),
+    );
+    // Its own kind in other colours: no warning, and none of the frame's colours said against the prompt's.
+    const black = enhanceVideo(capInput({ start: { tags: [], colors: ['black'], fileName: 'cap_black.png' } }));
+    expect(codes(black)).not.toContain('MULTIPLE_HEROES');
+    expect(added(black, CAP)).not.toMatch(/black/);
+  });
+
   it('never makes a subject of a file name that means nothing', () => {
     const names = ['end.jpg', 'start.png', 'frame1.png', 'image.png', 'IMG_1234.jpg', 'middle.png', 'ref.mp4'];
     const more = ['untitled', '3f2a9c1e-7b4d-4e2a-9f1c-2b3c4d5e6f70.png', '20240101.jpg', 'PXL_20230101_123456.jpg'];

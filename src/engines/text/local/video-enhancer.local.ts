@@ -8,12 +8,24 @@ import type {
   VideoWarning,
 } from '../video-enhancer.ts';
 import {
+  coloursContradict,
+  coloursFirst,
+  copyNouns,
+  isColourWord,
+  nounsIn,
+  otherHeroes,
+  pluralOf,
+  promptHeroes,
+} from './product-words.ts';
+import {
   cleanText,
+  heroWord,
   hexToWords,
   joinList,
   midSentence,
   paletteWord,
   productPhrase,
+  productWordsOf,
   requestedShapes,
   usefulTags,
 } from './scene-enhancer.local.ts';
@@ -42,7 +54,10 @@ import {
  *
  * The subject is named in full once, in the subject sentence (the frame's description, else the
  * user's own noun phrase, else the frame's name with its colours before the noun: "the red cap"),
- * and by its short noun everywhere else ("the cap"). File names that mean nothing (`end.jpg`,
+ * and by its short noun everywhere else ("the cap"; "the mugs" for a set, with "their" and "them").
+ * A product the prompt names that the frame does not show ("The red cap…" over a frame of a
+ * T-shirt) is not the subject: the frame's product is, and the other is written as secondary
+ * (MULTIPLE_HEROES). File names that mean nothing (`end.jpg`,
  * `frame1.png`, uuids…) name nothing: such frames are "the end frame" / "the next frame".
  *
  * No addition contains a word the brand avoids (a frame description that does is replaced by its
@@ -222,9 +237,10 @@ export function cameraSentences(
   s: string,
   pace: string,
   d: number,
-  o: { alongside?: boolean } = {},
+  o: { alongside?: boolean; plural?: boolean } = {},
 ): string[] {
   const P = cap(pace);
+  const it = o.plural ? 'them' : 'it';
   switch (move) {
     case 'static':
       return [
@@ -275,13 +291,13 @@ export function cameraSentences(
     }
     case 'tilt-up':
       return [
-        `${P} tilt up from the base of the scene to ${s}, eased in and out, settling on it for the final moments.`,
+        `${P} tilt up from the base of the scene to ${s}, eased in and out, settling on ${it} for the final moments.`,
         `${P} tilt up to ${s}, eased in and out.`,
         'Tilt up.',
       ];
     case 'tilt-down':
       return [
-        `${P} tilt down from the top of the scene to ${s}, eased in and out, settling on it for the final moments.`,
+        `${P} tilt down from the top of the scene to ${s}, eased in and out, settling on ${it} for the final moments.`,
         `${P} tilt down to ${s}, eased in and out.`,
         'Tilt down.',
       ];
@@ -375,6 +391,8 @@ interface FrameName {
   short: string;
   /** From the owner's description (richer than a name or tags). */
   described: boolean;
+  /** Several objects (a set, a pack, a plural noun): referred back to in the plural. */
+  many: boolean;
 }
 
 /** The noun at the end of a phrase's head: "the canvas tote bag with leather handles" → "tote bag". */
@@ -389,9 +407,18 @@ function headNoun(phrase: string): string {
   return words.length <= 2 ? words.join(' ') : words.at(-1)!;
 }
 
-/** How the prompt names what a frame shows, if its description, tags or file name say anything. */
-function nameFrame(f: FrameContext | undefined, avoid: readonly string[]): FrameName | undefined {
+/**
+ * How the prompt names what a frame shows, if its description, tags or file name say anything.
+ * `colours: false` leaves its colour words out (the prompt gives it others: "the red cap" for a
+ * black one). A set ("mug_set.png") is referred back to in the plural: "the mugs".
+ */
+function nameFrame(
+  f: FrameContext | undefined,
+  avoid: readonly string[],
+  opts: { colours?: boolean } = {},
+): FrameName | undefined {
   if (!f) return undefined;
+  const withColours = opts.colours !== false;
   const ok = (p: string | undefined) => (p && !avoidedIn(p, avoid).length ? p : undefined);
   const colourWords = new Set(frameColours(f));
   const tags = usefulTags(f.tags).filter(
@@ -399,24 +426,47 @@ function nameFrame(f: FrameContext | undefined, avoid: readonly string[]): Frame
   );
   const tag = tags.find((t) => t.split(' ').length <= 3);
   const fileWords = meaningfulFileName(f.fileName);
-  const name = ok(fileWords && !GENERIC_TAG.test(fileWords) ? fileWords : undefined);
-  const shortOf = (full: string) => {
+  // A copywriter's order and spelling: "solidus_cap_red" is the red solidus cap.
+  const written = fileWords && !GENERIC_TAG.test(fileWords) ? copyNouns(fileWords) : undefined;
+  const name = ok(
+    written &&
+      (withColours
+        ? coloursFirst(written)
+        : written
+            .split(' ')
+            .filter((w) => !isColourWord(w))
+            .join(' ') || written),
+  );
+  const words = productWordsOf(f);
+  const many = words.many;
+  /** The noun that refers back: the product noun (plural for a set), else the object word, tag or head noun. */
+  const shortOf = (full: string, fallback: string) => {
+    if (many && words.noun) return `the ${copyNouns(pluralOf(words.noun))}`;
     const object = OBJECT.exec(scanOf(full))?.[0];
-    return `the ${object ? object.toLowerCase() : (tag ?? headNoun(full))}`;
+    return `the ${object ? object.toLowerCase() : words.noun ? copyNouns(words.noun) : fallback}`;
   };
   if (cleanText(f.description ?? '')) {
-    const full = ok(productPhrase({ ...f, fileName: name }, 0, 1));
-    if (full && full !== 'the product') return { full, short: shortOf(full), described: true };
+    const full = ok(productPhrase({ ...f, fileName: name }, 0, 1, { colours: withColours }));
+    if (full && full !== 'the product')
+      return { full, short: shortOf(full, tag ?? headNoun(full)), described: true, many };
   }
   // A name, or the tag that says more than it ("grove.jpg" tagged "lemon grove"), colours before the noun.
   const noun = (name && tags.find((t) => ` ${t} `.includes(` ${name} `))) ?? name ?? tags[0];
   if (!noun) return undefined;
-  const colours = frameColours(f, true)
-    .filter((c) => !` ${noun} `.includes(` ${c} `))
-    .slice(0, 2);
+  const colours =
+    withColours && !noun.split(' ').some((w) => isColourWord(w))
+      ? frameColours(f, true)
+          .filter((c) => !` ${noun} `.includes(` ${c} `))
+          .slice(0, 2)
+      : [];
   const full = `the ${colours.length ? `${joinList(colours)} ` : ''}${noun}`;
   return ok(full)
-    ? { full, short: `the ${noun.split(' ').length <= 3 ? noun : headNoun(noun)}`, described: false }
+    ? {
+        full,
+        short: shortOf(full, noun.split(' ').length <= 3 ? noun : headNoun(noun)),
+        described: false,
+        many,
+      }
     : undefined;
 }
 
@@ -669,6 +719,24 @@ export function videoWarnings(input: VideoEnhancementInput): VideoWarning[] {
       message: 'The prompt describes sound but audio is off: the video will be silent. Turn enableAudio on to hear it.',
     });
   }
+  const frames = input.start ? [input.start] : input.referenceImages;
+  const others = otherHeroes(promptHeroes(prompt), frames.map(productWordsOf));
+  if (others.length > 0) {
+    const shown = joinList(frames.map((f) => nameFrame(f, [])?.full ?? 'the product'));
+    const several = others.length > 1 || others[0]!.plural;
+    const frame = input.start
+      ? 'the start frame shows'
+      : `the reference image${frames.length > 1 ? 's show' : ' shows'}`;
+    warnings.push({
+      code: 'MULTIPLE_HEROES',
+      severity: 'warning',
+      field: input.start ? 'startFrameAssetId' : 'referenceImageAssetIds',
+      message:
+        `The prompt names ${joinList(others.map((h) => `"${h.phrase}"`))} as ${heroWord(others)}, but ${frame} ${shown}. ` +
+        `The video keeps ${shown} as the subject and ${joinList(others.map((h) => h.phrase))} secondary; ` +
+        `use ${input.start ? 'a frame' : 'references'} that ${input.start ? 'shows' : 'show'} ${several ? 'them' : 'it'}, or rephrase the prompt, to change that.`,
+    });
+  }
   const refs = input.referenceImages.length > 0 || input.referenceVideos.length > 0;
   if (!telling(input.start) && ![...input.referenceImages, ...input.referenceVideos].some(telling)) {
     warnings.push({
@@ -717,17 +785,34 @@ export function enhanceVideo(input: VideoEnhancementInput): VideoEnhancement {
     clean([
       tone.map((t) => TONE_PACE[t]).find(Boolean) ?? (d <= 5 ? 'gentle' : d <= 12 ? 'slow' : 'slow, unhurried'),
     ])[0] ?? 'steady';
+  // The products the prompt names against what the subject's frame shows: one the frame is not
+  // stays secondary (MULTIPLE_HEROES), and colours the prompt gives it otherwise are left out of ours.
+  const shown = (start ? [start] : refs).map(productWordsOf);
+  const heroes = promptHeroes(userText);
+  const others = otherHeroes(heroes, shown);
+  const recolour = start ? coloursContradict(heroes, shown[0]!) : false;
   // The subject: named in full once (the user's own noun phrase when they name it), then by a short noun.
-  const startName = nameFrame(start, avoid);
+  const startName = nameFrame(start, avoid, { colours: !recolour });
   const named = [startName, ...refs.map((r) => nameFrame(r, avoid)), nameFrame(end, avoid)].find(
     (n) => n && !cameraMovesIn(n.short).length,
   );
-  // The user's own word for the subject, when they use one, is how the prompt refers to it.
-  const objectWord = OBJECT.exec(scanOf(userText))?.[0];
-  const s = objectWord ? `the ${objectWord.toLowerCase()}` : (named?.short ?? 'the subject');
+  // The user's own word for the subject, when they use one and it is what the frame shows, is how
+  // the prompt refers to it ("the cap"; "the mugs" for a set).
+  const objectWord = OBJECT.exec(scanOf(userText))?.[0]?.toLowerCase();
+  const objectKind = objectWord ? nounsIn(objectWord)[0]?.kind : undefined;
+  const elsewhere =
+    !!objectKind &&
+    shown.length > 0 &&
+    shown.every((w) => w.kinds.size > 0) &&
+    !shown.some((w) => w.kinds.has(objectKind));
+  const userObject = elsewhere ? undefined : objectWord;
+  const many = (start ? startName?.many : named?.many) ?? false;
+  const s = userObject ? `the ${many ? pluralOf(userObject) : userObject}` : (named?.short ?? 'the subject');
+  const its = many ? 'their' : 'its';
   const noun = s === 'the subject' ? undefined : s.slice(4);
   const userPhrase = noun ? userNounPhrase(userText, noun, avoid) : undefined;
-  const action = subjectAction(userText, noun);
+  // The motion the user gives another product ("the red cap turning") is not the subject's.
+  const action = elsewhere ? undefined : subjectAction(userText, noun);
 
   // Camera: the user's move, else one chosen for the subject and the duration.
   const userMove = userMoves[0];
@@ -741,7 +826,7 @@ export function enhanceVideo(input: VideoEnhancementInput): VideoEnhancement {
       keyed: !!end || inters.length > 0,
       turning: !!action?.turning,
     });
-  const rich = cameraSentences(camera, s, pace, d, { alongside: PERSON_ACTION.test(scan) });
+  const rich = cameraSentences(camera, s, pace, d, { alongside: PERSON_ACTION.test(scan), plural: many });
   const cameraTexts = userMove
     ? clean(directionClash(camera, userMove.phrase, userText) ? keepUserMove(userMove.phrase, pace) : rich)
     : (() => {
@@ -768,7 +853,7 @@ export function enhanceVideo(input: VideoEnhancementInput): VideoEnhancement {
   const startColours = frameColours(start, true).slice(0, 2);
   const startPhrase = !start
     ? undefined
-    : startName?.described || (bareUser && startName)
+    : startName?.described || (bareUser && startName) || (recolour && startName)
       ? startName.full
       : userPhrase
         ? bareUser && startColours.length
@@ -776,10 +861,14 @@ export function enhanceVideo(input: VideoEnhancementInput): VideoEnhancement {
           : userPhrase
         : startName?.full;
   const colours = clean(frameColours(start ?? refs[0]));
-  const keep = 'shape, proportions, colours, label and texture unchanged';
-  const tones = colours.length
-    ? ` The frame's ${joinList(colours)} tones stay consistent from first frame to last.`
-    : '';
+  const keep = many
+    ? 'shapes, proportions, colours, labels and textures unchanged'
+    : 'shape, proportions, colours, label and texture unchanged';
+  // Not when the prompt gives the subject other colours: the frame keeps its own, unsaid.
+  const tones =
+    colours.length && !recolour
+      ? ` The frame's ${joinList(colours)} tones stay consistent from first frame to last.`
+      : '';
   if (startPhrase) {
     parts.push({
       texts: clean([
@@ -815,6 +904,18 @@ export function enhanceVideo(input: VideoEnhancementInput): VideoEnhancement {
       ]),
       order: 2,
       priority: 9,
+    });
+  }
+
+  // A product the prompt names that the frame does not show stays out of the way: one subject.
+  if (others.length > 0) {
+    const several = others.length > 1 || others[0]!.plural;
+    parts.push({
+      texts: clean([
+        `${cap(joinList(others.map((h) => h.phrase)))} ${several ? 'stay' : 'stays'} secondary: smaller, further back and out of the main focus.`,
+      ]),
+      order: 2.5,
+      priority: 8.5,
     });
   }
 
@@ -865,7 +966,7 @@ export function enhanceVideo(input: VideoEnhancementInput): VideoEnhancement {
     ? `land on the end frame${endAside} and hold`
     : still
       ? `hold on ${s}`
-      : `the move settles and holds on ${s} in its final framing`;
+      : `the move settles and holds on ${s} in ${its} final framing`;
   let holdAt: number | undefined;
   const pacing: string[] = [];
   if (inters.length) {
@@ -904,7 +1005,7 @@ export function enhanceVideo(input: VideoEnhancementInput): VideoEnhancement {
     for (const act of [...new Set([action?.words, undefined])]) {
       const already = act ? `, already ${act},` : ',';
       const middle = act
-        ? `${s} keeps ${act}${still ? ' while the frame holds still' : camera === 'orbit' ? ' as the camera circles, showing its form, texture and light' : ' as the camera move continues at an even speed'}`
+        ? `${s} ${many ? 'keep' : 'keeps'} ${act}${still ? ' while the frame holds still' : camera === 'orbit' ? ` as the camera circles, showing ${its} form, texture and light` : ' as the camera move continues at an even speed'}`
         : still
           ? 'the motion within the frame carries the shot'
           : `the move continues at an even speed, revealing form, texture and light on ${s}`;

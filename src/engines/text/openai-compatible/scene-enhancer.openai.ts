@@ -48,6 +48,7 @@ export const SCENE_SYSTEM_PROMPT = [
   "Rewrite the user's scene prompt into one concrete scene description in plain prose (about 60 to 200 words, no lists, no headings, no quotes around it), in the language of the original prompt.",
   'Keep everything the user asked for, in their words where you can (even a word the brand avoids: the user is told separately), and never contradict it (their setting, light, mood, camera, colours and exclusions win).',
   'Name every product by its description so it stays the hero: in the foreground, in sharp focus, its shape, label and colours unchanged.',
+  'One hero: a product the user names that is not among the products given stays secondary, never a second hero; refer to a set or pack in the plural ("the mugs").',
   'Fill only what the user left open: setting and surface (or the supplied environment, matching its light and perspective), lighting, camera and lens, composition suited to the aspect ratio, mood.',
   "When a brand is given, let its tone and imagery style choose those, and use its palette as colour words for accents (never hex or colour codes); never add any of the brand's words to avoid.",
   'For a marketplace listing placement: the whole product in frame and unobstructed, an uncluttered background, no added text, badges or watermarks.',
