@@ -11,7 +11,7 @@ import type { VideoEnhancer } from './video-enhancer.ts';
 
 export * from './scene-enhancer.ts';
 export * from './text-engine.ts';
-export { createLocalTextAnalyzer } from './local/local-analyzer.ts';
+export { createLocalTextAnalyzer, statedValues } from './local/local-analyzer.ts';
 export { createLocalSceneEnhancer, enhanceScene, sceneWarnings } from './local/scene-enhancer.local.ts';
 export { createOpenAiCompatibleAnalyzer, TextEngineError } from './openai-compatible/openai-analyzer.ts';
 export { createOpenAiCompatibleSceneEnhancer } from './openai-compatible/scene-enhancer.openai.ts';

@@ -55,6 +55,13 @@ export interface TextAnalysis {
   mission?: Scored<string>;
   /** Best first. */
   values: string[];
+  /**
+   * The values the text states as its values (a values section or list, `Our values: A, B, C`), in
+   * the order given; absent or empty when it states none. Stated values outrank values inferred
+   * from prose when sources are merged (see `statedValues`, which Brand DNA applies to every
+   * engine's reading).
+   */
+  statedValues?: string[];
   industry?: Scored<string>;
   audience?: Scored<{ description: string; segments: string[] }>;
   /** Every tone with a weight > 0, weights summing to 1, strongest first. */

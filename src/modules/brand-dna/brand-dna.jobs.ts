@@ -11,7 +11,14 @@ import type { AssetExtra } from '../assets/assets.presenter.ts';
 import { type BrandDnaRepo, nextUpdatedAt, type SourceRow } from './brand-dna.repo.ts';
 import { BrandDna, type SourceType } from './brand-dna.schemas.ts';
 import { confidenceScore, missingFields } from './confidence.ts';
-import { type AssetSource, type ExtractContext, extractAsset, extractUrl, SourceError } from './extractors.ts';
+import {
+  type AssetSource,
+  type ExtractContext,
+  extractAsset,
+  extractUrl,
+  SourceError,
+  withStatedValues,
+} from './extractors.ts';
 import { mergeFindings, type SourceFindings } from './merge.ts';
 import { buildPreview } from './preview.ts';
 import { type ChangePublisher, publishChange } from '../../events/publish.ts';
@@ -209,10 +216,14 @@ export function createExtractionRunner(deps: BrandDnaJobDeps) {
           return;
         }
         // The brand's own fields are a text source too (provenance `brand`, no entry in `sources`).
+        const descriptionBlocks = [{ kind: 'description' as const, text: brand?.description ?? '' }];
         const described = brand?.description.trim()
-          ? await deps.analyzer.analyze(
-              { ...(brandName ? { brandName } : {}), blocks: [{ kind: 'description', text: brand.description }] },
-              { signal },
+          ? withStatedValues(
+              await deps.analyzer.analyze(
+                { ...(brandName ? { brandName } : {}), blocks: descriptionBlocks },
+                { signal },
+              ),
+              descriptionBlocks,
             )
           : undefined;
         signal.throwIfAborted();

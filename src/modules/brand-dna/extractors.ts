@@ -18,7 +18,8 @@ import {
 import { ffmpegPath } from '../../adapters/media/video.ts';
 import { posterArgs } from '../../adapters/media/video-args.ts';
 import { runProcess } from '../../adapters/media/run-process.ts';
-import type { TextAnalyzer, TextBlock } from '../../engines/text/text-engine.ts';
+import { statedValues } from '../../engines/text/index.ts';
+import type { TextAnalysis, TextAnalyzer, TextBlock } from '../../engines/text/text-engine.ts';
 import { stylesheetImports } from '../extraction/css-images.ts';
 import { resolveHttpUrl } from '../extraction/urls.ts';
 import type { AssetExtra } from '../assets/assets.presenter.ts';
@@ -26,7 +27,7 @@ import { type CssRule, cssColors, cssFonts, customProperties, parseCss } from '.
 import { brandNameFromTitle, colorSpecs, fontSpecs, guidelineBlocks, weightsIn } from './guidelines.ts';
 import { subjectsIn } from './imagery.ts';
 import type { FoundColor, FoundFont, SourceFindings } from './merge.ts';
-import { analyzePage, type PageFacts } from './page.ts';
+import { analyzePage, type PageFacts, pageLogo } from './page.ts';
 import { createHistogram, type HistogramBuilder, imageryStyle, paletteFromHistogram } from './palette.ts';
 import type { SourceType } from './brand-dna.schemas.ts';
 
@@ -263,6 +264,16 @@ async function logoImageColors(ctx: ExtractContext, url: string): Promise<FoundC
   }
 }
 
+/**
+ * The values the blocks state, whichever engine read them (a language model's reading says no
+ * more than which values it found): stated values outrank inferred ones in the merge.
+ */
+export function withStatedValues(analysis: TextAnalysis, blocks: readonly TextBlock[]): TextAnalysis {
+  const stated = statedValues(blocks);
+  const { statedValues: _engine, ...rest } = analysis;
+  return stated.length > 0 ? { ...rest, statedValues: stated } : rest;
+}
+
 export async function extractUrl(
   sourceId: string,
   url: string,
@@ -300,15 +311,19 @@ export async function extractUrl(
     })),
   ]);
   await ctx.note('Analysing the copy');
-  const text = await ctx.analyzer.analyze(
-    {
-      ...(ctx.brandName ? { brandName: ctx.brandName } : {}),
-      declaredNames: facts.declaredNames,
-      blocks: [...facts.blocks, ...aboutBlocks],
-    },
-    { signal: ctx.signal },
+  const blocks = [...facts.blocks, ...aboutBlocks];
+  const text = withStatedValues(
+    await ctx.analyzer.analyze(
+      {
+        ...(ctx.brandName ? { brandName: ctx.brandName } : {}),
+        declaredNames: facts.declaredNames,
+        blocks,
+      },
+      { signal: ctx.signal },
+    ),
+    blocks,
   );
-  const logo = facts.logos.find((l) => l.score >= 3) ?? facts.logos[0];
+  const logo = pageLogo(facts.logos);
   // The logo's own colours, when it is a picture file that looks like a logo (not an icon guess).
   const logoColors =
     logo && logo.score >= 3 && facts.logoSvgColors.length === 0 && /^https?:/i.test(logo.url)
@@ -450,13 +465,17 @@ async function guidelineFindings(
   const firstLine = text.split('\n').find((l) => l.trim().length > 0);
   const named = brandNameFromTitle(firstLine);
   await ctx.note('Analysing the copy');
-  const analysis = await ctx.analyzer.analyze(
-    {
-      ...(ctx.brandName ? { brandName: ctx.brandName } : {}),
-      declaredNames: named ? [named] : [],
-      blocks: guidelineBlocks(text),
-    },
-    { signal: ctx.signal },
+  const blocks = guidelineBlocks(text);
+  const analysis = withStatedValues(
+    await ctx.analyzer.analyze(
+      {
+        ...(ctx.brandName ? { brandName: ctx.brandName } : {}),
+        declaredNames: named ? [named] : [],
+        blocks,
+      },
+      { signal: ctx.signal },
+    ),
+    blocks,
   );
   return { sourceId, type, colors, fonts, logos: [], text: analysis };
 }

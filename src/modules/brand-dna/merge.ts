@@ -404,7 +404,10 @@ function vote<T>(items: { key: string; value: T; score: number; sourceId: string
   return [...groups.values()].sort((a, b) => b.score - a.score)[0];
 }
 
-function rankedUnion(lists: { items: string[]; weight: number; sourceId: string }[], max: number, maxLen: number) {
+type RankedLists = { items: string[]; weight: number; sourceId: string }[];
+
+/** Items grouped by normalised value, scored by weight and position, raised by agreement. */
+function groupItems(lists: RankedLists, maxLen: number) {
   const groups = new Map<string, { value: string; score: number; sources: Set<string> }>();
   for (const l of lists) {
     l.items.forEach((item, i) => {
@@ -419,11 +422,39 @@ function rankedUnion(lists: { items: string[]; weight: number; sourceId: string 
       } else groups.set(key, { value, score: s, sources: new Set([l.sourceId]) });
     });
   }
-  return [...groups.values()]
-    .map((g) => ({ ...g, score: g.score * agreement(g.sources.size) }))
+  for (const g of groups.values()) g.score *= agreement(g.sources.size);
+  return groups;
+}
+
+function rankedUnion(lists: RankedLists, max: number, maxLen: number) {
+  return [...groupItems(lists, maxLen).values()]
     .sort((a, b) => b.score - a.score)
     .slice(0, max)
     .map((g) => ({ value: g.value, sources: [...g.sources] }));
+}
+
+/**
+ * Values: those a source states (the brand's own, a guideline's values section, `Our values: A,
+ * B, C` on a page) come first, ranked among themselves by the stated evidence alone (so the order
+ * a guideline gives holds); values inferred from prose follow. A source that infers a stated value
+ * still counts as its source.
+ */
+function rankedValues(
+  lists: { stated: string[]; inferred: string[]; weight: number; sourceId: string }[],
+  max: number,
+  maxLen: number,
+) {
+  const stated = groupItems(
+    lists.map((l) => ({ items: l.stated, weight: l.weight, sourceId: l.sourceId })),
+    maxLen,
+  );
+  const all = groupItems(
+    lists.map((l) => ({ items: [...l.stated, ...l.inferred], weight: l.weight, sourceId: l.sourceId })),
+    maxLen,
+  );
+  const first = [...stated.entries()].sort((a, b) => b[1].score - a[1].score);
+  const then = [...all.entries()].filter(([k]) => !stated.has(k)).sort((a, b) => b[1].score - a[1].score);
+  return [...first, ...then].slice(0, max).map(([k, g]) => ({ value: g.value, sources: [...all.get(k)!.sources] }));
 }
 
 const formalityLevel = (score: number): 'formal' | 'neutral' | 'casual' =>
@@ -435,6 +466,8 @@ interface TextInput {
   t: TextAnalysis;
   /** Speaks to formality (a reading that heard a tone in the text). */
   formal: boolean;
+  /** Every value it gives is stated (the Brand resource's own `values`). */
+  statesValues?: boolean;
 }
 
 /**
@@ -461,7 +494,9 @@ function brandInputs(b: BrandFacts | undefined): TextInput[] {
     tone: tones.map((tone, i) => ({ tone, weight: (n - i) / ((n * (n + 1)) / 2) })),
     descriptors: list(b.voice),
   };
-  const inputs: TextInput[] = [{ id: BRAND_SOURCE, w: SOURCE_WEIGHTS.brand.stated, t: stated, formal: false }];
+  const inputs: TextInput[] = [
+    { id: BRAND_SOURCE, w: SOURCE_WEIGHTS.brand.stated, t: stated, formal: false, statesValues: true },
+  ];
   const d = b.described;
   if (d) {
     inputs.push({
@@ -472,6 +507,7 @@ function brandInputs(b: BrandFacts | undefined): TextInput[] {
         ...(d.mission && !mission ? { mission: d.mission } : {}),
         ...(d.audience ? { audience: d.audience } : {}),
         values: stated.values.length ? [] : d.values,
+        ...(d.statedValues?.length && !stated.values.length ? { statedValues: d.statedValues } : {}),
         tone: stated.tone.length ? [] : d.tone,
         descriptors: stated.descriptors.length ? [] : d.descriptors,
         formality: d.formality,
@@ -578,7 +614,15 @@ function mergeText(findings: readonly SourceFindings[], ctx: MergeContext) {
         scoredVote((t) => t.mission),
         1000,
       ),
-      values: union((t) => t.values, 10, 50),
+      values: rankedValues(
+        withText.map(({ id, w, t, statesValues }) => {
+          const said = statesValues ? t.values : (t.statedValues ?? []);
+          const keys = new Set(said.map(norm));
+          return { stated: said, inferred: t.values.filter((v) => !keys.has(norm(v))), weight: w, sourceId: id };
+        }),
+        10,
+        50,
+      ),
       industry: textValue(
         scoredVote((t) => t.industry),
         50,

@@ -4,7 +4,7 @@ import type { Element } from 'domhandler';
 import type { TextBlock } from '../../engines/text/text-engine.ts';
 import { resolveHttpUrl } from '../extraction/urls.ts';
 import { discoverCandidates, linkedStylesheetUrls } from '../extraction/discovery.ts';
-import { isSiteIcon } from '../extraction/logo.ts';
+import { isSiteIcon, LOGO_PICK_MIN } from '../extraction/logo.ts';
 import { rankCandidates } from '../extraction/ranking.ts';
 import { colorsInCss } from './color.ts';
 import { type CssRule, parseCss, parseInlineStyle } from './css-analysis.ts';
@@ -230,13 +230,19 @@ function logoCandidates(html: string, pageUrl: string): LogoCandidate[] {
   const out: LogoCandidate[] = [];
   for (const r of ranked) {
     const c = r.candidate;
-    if (r.rejection || c.type !== 'url' || r.relevanceScore < 0.2) continue;
+    // Weaker than LOGO_PICK_MIN is no logo: a page without one gets none rather than a wrong one.
+    if (r.rejection || c.type !== 'url' || r.relevanceScore < LOGO_PICK_MIN) continue;
     const strong = r.looksLikeLogo && !isSiteIcon(c);
     const score = Math.round((strong ? Math.max(3, r.relevanceScore * 6) : r.relevanceScore * 4) * 100) / 100;
     out.push({ url: c.url, score });
     if (out.length >= 5) break;
   }
   return out;
+}
+
+/** The logo a URL source records: the first that looks like a logo, else the best candidate. */
+export function pageLogo(logos: readonly LogoCandidate[]): LogoCandidate | undefined {
+  return logos.find((l) => l.score >= 3) ?? logos[0];
 }
 
 /**

@@ -7,8 +7,9 @@ import { resolveHttpUrl } from './urls.ts';
 
 /** CSS backgrounds from `<style>` elements and fetched style sheets, placed on the element they style. */
 export function addCss(d: Discovery, refs: CssImageRef[], base: string, source: SourceKind): void {
+  const cache = new Map<string, Element | undefined>();
   for (const ref of refs) {
-    const el = ref.selector ? firstMatch(d, ref.selector) : undefined;
+    const el = ref.selector ? firstMatch(d, ref.selector, cache) : undefined;
     const ctx = el ? d.ctxOf.get(el) : undefined;
     const tokens = ref.selector ? classTokens(ref.selector.replace(/[.#>+~:[\]()*,]/g, ' ')) : [];
     const url = resolveHttpUrl(ref.url, base);
@@ -22,21 +23,36 @@ export function addCss(d: Discovery, refs: CssImageRef[], base: string, source: 
  * last compound of each selector in the list. An index lookup, not full selector matching,
  * which on pages with thousands of rules would cost seconds.
  */
-function firstMatch(d: Discovery, selector: string): Element | undefined {
+function firstMatch(d: Discovery, selector: string, cache: Map<string, Element | undefined>): Element | undefined {
   for (const one of selector.split(',')) {
-    const subject =
-      one
-        .replace(/::?[a-z-]+(?:\([^)]*\))?/gi, '')
-        .trim()
-        .split(/[\s>+~]+/)
-        .pop() ?? '';
-    const id = /#([\w-]+)/.exec(subject)?.[1];
-    const byId = id ? d.firstById.get(id) : undefined;
-    if (byId) return byId;
-    for (const m of subject.matchAll(/\.([\w-]+)/g)) {
-      const el = d.firstByClass.get(m[1]!);
-      if (el) return el;
+    const compounds = one
+      .replace(/::?[a-z-]+(?:\([^)]*\))?/gi, '')
+      .trim()
+      .split(/[\s>+~]+/);
+    const subject = compounds.pop() ?? '';
+    const el = byIdOrClass(d, subject);
+    if (el) return el;
+    // A bare tag (`#banner div.logo a`): its first element inside the nearest compound that names one.
+    const tag = /^[a-z][a-z0-9]*$/i.exec(subject)?.[0];
+    if (!tag || compounds.length === 0) continue;
+    const key = `${compounds.at(-1)} ${tag}`;
+    if (!cache.has(key)) {
+      const scope = byIdOrClass(d, compounds.at(-1)!);
+      cache.set(key, scope ? (d.$(scope).find(tag).first().get(0) as Element | undefined) : undefined);
     }
+    const inner = cache.get(key);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+function byIdOrClass(d: Discovery, compound: string): Element | undefined {
+  const id = /#([\w-]+)/.exec(compound)?.[1];
+  const byId = id ? d.firstById.get(id) : undefined;
+  if (byId) return byId;
+  for (const m of compound.matchAll(/\.([\w-]+)/g)) {
+    const el = d.firstByClass.get(m[1]!);
+    if (el) return el;
   }
   return undefined;
 }

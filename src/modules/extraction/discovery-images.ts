@@ -70,7 +70,17 @@ export function visitElementImages(d: Discovery, el: Element, name: string, ctx:
   }
   if (a.itemprop && /\blogo\b/i.test(a.itemprop) && name !== 'meta') {
     const v = a.content ?? a.src ?? a.href;
-    if (v && name !== 'a') d.addUrlSighting(v, { source: 'microdata-logo', el, ctx, tokens: ['logo'] });
+    // A link's value is its href: a logo only when it points at an image file.
+    if (v && (name !== 'a' || IMAGE_EXT.test(v))) {
+      // Inside a Product's scope, the logo is its brand's, not the page's own.
+      const draft = d.addUrlSighting(v, {
+        source: ctx.productScope ? 'itemprop' : 'microdata-logo',
+        el,
+        ctx,
+        tokens: ['logo'],
+      });
+      if (draft && ctx.productScope) draft.candidate.evidence.productBrandLogo = true;
+    }
   }
   if (name !== 'img') {
     // Lazy and zoom attributes on wrappers (<a data-zoom-image>, <div data-src="x.jpg">).

@@ -11,11 +11,13 @@ export function addJsonLd(d: Discovery, text: string): void {
   const nodes = nodesById(data);
   const images = (value: unknown) => jsonLdImages(value, 0, nodes);
   const seen = new Set<unknown>();
-  const visit = (node: unknown, depth: number): void => {
+  // `inProduct`: below a Product (its brand, manufacturer, offers' seller): a logo there is the
+  // product brand's or the seller's, not the page's own.
+  const visit = (node: unknown, depth: number, inProduct = false): void => {
     if (depth > 12 || node === null || typeof node !== 'object' || seen.has(node)) return;
     seen.add(node);
     if (Array.isArray(node)) {
-      for (const n of node.slice(0, 200)) visit(n, depth + 1);
+      for (const n of node.slice(0, 200)) visit(n, depth + 1, inProduct);
       return;
     }
     const obj = node as Record<string, unknown>;
@@ -55,6 +57,17 @@ export function addJsonLd(d: Discovery, text: string): void {
     }
     if (obj.logo !== undefined) {
       for (const img of images(obj.logo)) {
+        if (inProduct) {
+          // The product brand's logo: a logo, but not the one the page declares as its own.
+          const draft = d.addUrlSighting(img.url, {
+            source: 'json-ld-image',
+            tokens: ['logo'],
+            width: img.width,
+            height: img.height,
+          });
+          if (draft) draft.candidate.evidence.productBrandLogo = true;
+          continue;
+        }
         d.addUrlSighting(img.url, {
           source: 'json-ld-logo',
           tokens: ['logo'],
@@ -65,7 +78,7 @@ export function addJsonLd(d: Discovery, text: string): void {
     }
     for (const [k, v] of Object.entries(obj)) {
       if (k === 'image' || k === 'logo') continue;
-      if (v !== null && typeof v === 'object') visit(v, depth + 1);
+      if (v !== null && typeof v === 'object') visit(v, depth + 1, inProduct || isProduct);
     }
   };
   visit(data, 0);

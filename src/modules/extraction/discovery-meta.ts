@@ -39,6 +39,10 @@ export function visitMeta(d: Discovery, el: Element, ctx: Ctx): void {
     case 'og:title':
       d.ogTitle ??= cleanText(content, 200) || undefined;
       return;
+    case 'og:site_name':
+    case 'application-name':
+      d.siteNames.push(cleanText(content, 100));
+      return;
     case 'twitter:image':
     case 'twitter:image:src':
       d.addUrlSighting(content, { source: 'twitter:image' });
@@ -53,16 +57,27 @@ export function visitMeta(d: Discovery, el: Element, ctx: Ctx): void {
       if (a.itemprop) d.addUrlSighting(content, { source: 'itemprop', el, ctx }, ctx.productScope);
       return;
     case 'logo':
-      if (a.itemprop) d.addUrlSighting(content, { source: 'microdata-logo', el, ctx, tokens: ['logo'] });
+      if (a.itemprop) microdataLogo(d, content, el, ctx);
       return;
     case 'url':
     case 'contenturl': {
       // <div itemprop="logo" itemscope itemtype="…/ImageObject"><meta itemprop="url" content="…">
       const scope = el.parent as Element | null;
       if (a.itemprop && scope?.type === 'tag' && /\blogo\b/i.test(scope.attribs.itemprop ?? '')) {
-        d.addUrlSighting(content, { source: 'microdata-logo', el, ctx, tokens: ['logo'] });
+        microdataLogo(d, content, el, ctx);
       }
       return;
     }
   }
+}
+
+/** A microdata logo: the page's own, except inside a Product's scope (the product brand's). */
+function microdataLogo(d: Discovery, content: string, el: Element, ctx: Ctx): void {
+  const draft = d.addUrlSighting(content, {
+    source: ctx.productScope ? 'itemprop' : 'microdata-logo',
+    el,
+    ctx,
+    tokens: ['logo'],
+  });
+  if (draft && ctx.productScope) draft.candidate.evidence.productBrandLogo = true;
 }

@@ -68,6 +68,10 @@ function absorb(drafts: Map<string, Draft>, owner: Draft, childKey: string, chil
   if (child.everVisible) owner.everVisible = true;
   if (ce.domIndex !== undefined && (oe.domIndex === undefined || ce.domIndex < oe.domIndex)) oe.domIndex = ce.domIndex;
   oe.inHomeLink ||= ce.inHomeLink;
+  if (ce.inSiteLink) oe.inSiteLink = true;
+  if (ce.inExternalLink) oe.inExternalLink = true;
+  if (ce.productBrandLogo) oe.productBrandLogo = true;
+  for (const el of child.elements) if (!owner.elements.includes(el)) owner.elements.push(el);
   oe.inProductScope ||= ce.inProductScope;
   oe.main.microdataProduct ||= ce.main.microdataProduct;
   if (child.candidate.type === 'url') {

@@ -56,7 +56,11 @@ export type Token =
   | 'rating'
   | 'flag'
   | 'swatch'
-  | 'background';
+  | 'background'
+  /** A video's poster or fallback, a media player, an embed. */
+  | 'video'
+  /** A pop-up, modal, overlay or loading indicator. */
+  | 'popup';
 
 export type TrackingSignal = 'declared-1x1' | 'tracker-host' | 'pixel-path';
 
@@ -86,6 +90,22 @@ export interface Evidence {
   regions: Region[];
   /** Inside a link to the site's home page. */
   inHomeLink: boolean;
+  /** Inside a link to another page of the same site (a section, a programme, a brand page). */
+  inSiteLink?: boolean;
+  /** Inside a link to another site (social networks, partners, sister companies, app stores). */
+  inExternalLink?: boolean;
+  /** Declared as a logo, but of the product's brand (JSON-LD or microdata inside a Product). */
+  productBrandLogo?: boolean;
+  /**
+   * One of several pictures named logo listed together (a row of partners, payment methods,
+   * sister projects or brands): other organisations' marks.
+   */
+  amongLogos?: boolean;
+  /**
+   * Its alt text or title names the site and nothing else (its declared name, its title's site
+   * part, its domain; "logo" and "homepage" aside).
+   */
+  namesSite?: boolean;
   /** Tokens of the element itself (class, id, alt, file name). */
   tokens: Token[];
   /** Tokens of its nearest ancestors' class and id. */
@@ -167,6 +187,8 @@ export interface Ctx {
   regions: readonly Region[];
   inMain: boolean;
   inHomeLink: boolean;
+  /** The nearest enclosing link goes to another page of this site, or to another site. */
+  linkAway?: 'site' | 'external';
   /** href of an enclosing link that points straight at an image file. */
   imageLink?: string;
   linkTitle?: string;
@@ -188,6 +210,8 @@ export interface Draft {
   tracking: Set<TrackingSignal>;
   alternates: Map<string, Rendition>;
   everVisible: boolean;
+  /** The first elements that show it (to find logos listed together). */
+  elements: Element[];
 }
 
 /** A URL one element offers for a picture, with what the markup says about its size. */

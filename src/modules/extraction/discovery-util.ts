@@ -22,7 +22,10 @@ const CLASS_TOKEN_PATTERNS: [Token, RegExp][] = [
   ['hero', /hero|jumbotron|billboard|keyvisual|key[-_]visual|splash/],
   ['banner', /banner|promo|teaser|campaign/],
   ['thumbnail', /thumb/],
-  ['icon', /(?:^|[^a-z])(?:icons?|ico|glyph|fa[srb]?)(?:[^a-z]|$)|icon[-_]|[-_]icon/],
+  [
+    'icon',
+    /(?:^|[^a-z])(?:icons?|ico|glyph|fa[srb]?)(?:[^a-z]|$)|icon[-_]|[-_]icon|caret|chevron|arrow|dropdown|hamburger|burger/,
+  ],
   ['avatar', /avatar|profile[-_]?(?:pic|image|photo)|user[-_]?(?:pic|image|photo)/],
   ['sprite', /sprite/],
   ['badge', /badge|sticker|ribbon|(?:^|[^a-z])(?:discount|sale)[-_]?(?:label|tag|flag)/],
@@ -34,12 +37,14 @@ const CLASS_TOKEN_PATTERNS: [Token, RegExp][] = [
     'related',
     /related|recommend|similar|also[-_]?(?:viewed|bought|like)|upsell|cross[-_]?sell|recently|you[-_]?may|sims[-_]|complete[-_]?the[-_]?look/,
   ],
-  ['social', /social|share|facebook|twitter|instagram|pinterest|whatsapp|youtube|tiktok|linkedin/],
+  ['social', /social|share|follow|facebook|twitter|tweet|instagram|pinterest|whatsapp|youtube|tiktok|linkedin/],
   ['payment', /payment|visa|mastercard|paypal|klarna|amex|trustmark|trust[-_]?badge|seal|certif/],
   ['rating', /rating|(?:^|[^a-z])stars?(?:[^a-z]|$)|review/],
   ['flag', /flag|country[-_]?(?:select|switch)|language/],
   ['swatch', /swatch|colou?r[-_]?(?:option|chip|select)|variant/],
   ['background', /(?:^|[^a-z])bg(?:[^a-z]|$)|background|backdrop/],
+  ['video', /video|poster|fallback|player|embed/],
+  ['popup', /pop[-_]?(?:up|over|in)|modal|overlay|dialog|loader|(?<!lazy)loading|spinner|throbber/],
 ];
 
 /**
@@ -67,7 +72,24 @@ const WORD_TOKENS: Record<string, Token> = {
   paypal: 'payment',
   klarna: 'payment',
   maestro: 'payment',
+  amex: 'payment',
+  americanexpress: 'payment',
+  applepay: 'payment',
+  googlepay: 'payment',
+  gpay: 'payment',
   background: 'background',
+  caret: 'icon',
+  chevron: 'icon',
+  arrow: 'icon',
+  video: 'video',
+  poster: 'video',
+  fallback: 'video',
+  loader: 'popup',
+  loading: 'popup',
+  spinner: 'popup',
+  throbber: 'popup',
+  popup: 'popup',
+  popover: 'popup',
 };
 
 /** Folder names in an image's URL path that say what it is (`/upload/product/`, `/img/banners/`). */
@@ -89,6 +111,12 @@ const FOLDER_TOKENS: Record<string, Token> = {
   sprite: 'sprite',
   avatar: 'avatar',
   badge: 'badge',
+  popover: 'popup',
+  popup: 'popup',
+  loader: 'popup',
+  spinner: 'popup',
+  video: 'video',
+  videos: 'video',
 };
 
 export const REGION_CLASS =

@@ -149,8 +149,12 @@ describe('discoverCandidates: sources', () => {
     expect([b.evidence.width, b.evidence.height]).toEqual([800, 600]);
     expect(b.evidence.main.jsonLdProduct).toBe(true);
     expect(byUrl(candidates, 'https://cdn.example/ld/c.jpg').evidence.texts).toContain('Sole');
-    expect(byUrl(candidates, 'https://shop.example/ld/brand-logo.png').evidence.sources).toEqual(['json-ld-logo']);
+    // The Product's brand logo is a logo, but not the one the page declares as its own.
+    const brandLogo = byUrl(candidates, 'https://shop.example/ld/brand-logo.png').evidence;
+    expect(brandLogo.sources).toEqual(['json-ld-image']);
+    expect(brandLogo.productBrandLogo).toBe(true);
     expect(byUrl(candidates, 'https://shop.example/ld/org-logo.svg').evidence.tokens).toContain('logo');
+    expect(byUrl(candidates, 'https://shop.example/ld/org-logo.svg').evidence.sources).toEqual(['json-ld-logo']);
     expect(byUrl(candidates, 'https://shop.example/ld/standalone.jpg').evidence.sources).toEqual(['json-ld-image']);
   });
 

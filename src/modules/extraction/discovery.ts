@@ -42,6 +42,8 @@ import {
   hasPixelPath,
   isHomeUrl,
   isTrackerHost,
+  linkAway,
+  siteOf,
   normalizeImageUrl,
   parseDataUrl,
   resolveHttpUrl,
@@ -118,6 +120,8 @@ export class Discovery {
   lastOgImage: Draft | undefined;
   h1: string | undefined;
   ogTitle: string | undefined;
+  /** og:site_name, application-name. */
+  readonly siteNames: string[] = [];
   jsonLdName: string | undefined;
 
   constructor(
@@ -203,13 +207,18 @@ export class Discovery {
     if (name === 'a' && a.href) {
       const c = edit();
       c.inHomeLink = isHomeUrl(a.href, this.base);
+      const away = c.inHomeLink ? undefined : linkAway(a.href, this.base);
+      if (away) c.linkAway = away;
+      else delete c.linkAway;
       const target = resolveHttpUrl(a.href, this.base);
       c.imageLink = target && IMAGE_EXT.test(target) ? target : undefined;
       c.linkTitle = a.title ?? a['aria-label'];
     }
-    const classId = `${a.class ?? ''} ${a.id ?? ''}`.trim();
+    // <html> classes are feature flags (Modernizr's `no-video`), and page-state classes on <body>
+    // (`modal-open`) say nothing about one picture: neither names a pop-up or a video.
+    const classId = name === 'html' ? '' : `${a.class ?? ''} ${a.id ?? ''}`.trim();
     if (classId) {
-      const tokens = classTokens(classId);
+      const tokens = classTokens(classId).filter((t) => name !== 'body' || (t !== 'video' && t !== 'popup'));
       if (tokens.length > 0) {
         const c = edit();
         const depth = parent.depth + 1;
@@ -398,6 +407,7 @@ export class Discovery {
       tracking: new Set(),
       alternates: new Map(),
       everVisible: false,
+      elements: [],
     };
     if (origin.type === 'url') {
       for (const t of folderTokens(origin.url)) draft.contextTokens.add(t);
@@ -425,11 +435,14 @@ export class Discovery {
     if ((s.texts ?? []).some((t) => t && /\blogo/i.test(t))) draft.tokens.add('logo');
     const ctx = s.ctx;
     const el = s.el;
+    if (el && draft.elements.length < 4 && !draft.elements.includes(el)) draft.elements.push(el);
     if (el && ctx) {
       const index = this.indexOf.get(el);
       if (index !== undefined && (ev.domIndex === undefined || index < ev.domIndex)) ev.domIndex = index;
       for (const r of ctx.regions) draft.regions.add(r);
       if (ctx.inHomeLink) ev.inHomeLink = true;
+      else if (ctx.linkAway === 'site') ev.inSiteLink = true;
+      else if (ctx.linkAway === 'external') ev.inExternalLink = true;
       if (ctx.productScope) ev.inProductScope = true;
       // The element's own class/id is the last trail entry at its depth.
       for (const entry of ctx.tokenTrail) {
@@ -458,6 +471,8 @@ export class Discovery {
       for (const t of new Set(imageIdentityTokens(d.candidate.url)))
         identityCounts.set(t, (identityCounts.get(t) ?? 0) + 1);
     }
+    const walls = logoWalls(this.drafts.values());
+    const site = siteTokens(this.page.url, this.page.title, this.siteNames);
     const out: DiscoveredCandidate[] = [];
     for (const draft of this.drafts.values()) {
       const c = draft.candidate;
@@ -471,6 +486,8 @@ export class Discovery {
       ev.tracking = [...draft.tracking];
       ev.hidden = !draft.everVisible && ev.domIndex !== undefined;
       c.alternates = [...draft.alternates.values()];
+      if (walls.has(draft)) ev.amongLogos = true;
+      if (namesOnly(ev.texts, site)) ev.namesSite = true;
       if (ev.domIndex !== undefined && this.elementCount > 0) ev.position = round3(ev.domIndex / this.elementCount);
       if (c.type === 'url') {
         const urls = [c.url, ...c.alternates.map((r) => r.url)].map(normalizeImageUrl);
@@ -488,6 +505,81 @@ export class Discovery {
     }
     return out;
   }
+}
+
+/** Generic words of site names and titles that name no particular site. */
+const GENERIC_SITE_WORDS = new Set([
+  'shop',
+  'store',
+  'online',
+  'official',
+  'site',
+  'home',
+  'www',
+  'com',
+  'logo',
+  'the',
+]);
+/** Words a logo's alt text adds to the site's name ("Argos Logo - Load homepage", "Go to the homepage"). */
+const LOGO_ALT_WORDS = new Set([
+  ...GENERIC_SITE_WORDS,
+  'homepage',
+  'go',
+  'to',
+  'back',
+  'visit',
+  'load',
+  'main',
+  'page',
+  'start',
+]);
+
+/**
+ * An alt text or title that names the site and nothing else ("eBay logo", "Silicon Valley Business
+ * Journal"): not a sub-brand ("ZARA SRPLS", "Amazon Music") nor a product.
+ */
+function namesOnly(texts: readonly string[], site: ReadonlySet<string>): boolean {
+  return texts.some((text) => {
+    const words = tokenize(text).filter((t) => !LOGO_ALT_WORDS.has(t));
+    return words.length > 0 && words.every((t) => site.has(t));
+  });
+}
+
+/**
+ * Words naming the site: its declared names, the first and last parts of its title when separators
+ * split it ("Amazon.com: …", "… | Zalando"), and its domain's name (`johnlewis` of johnlewis.com).
+ */
+function siteTokens(pageUrl: string, title: string | undefined, declared: readonly string[]): Set<string> {
+  const parts = (title ?? '').split(/\s+[|\-–—:·»]\s+|:\s/).map((x) => x.trim());
+  const names = [...declared, ...(parts.length > 1 ? [parts[0]!, parts.at(-1)!] : [])];
+  try {
+    names.push(siteOf(new URL(pageUrl).hostname).split('.')[0]!);
+  } catch {
+    // no host, no name
+  }
+  return new Set(tokenize(names.join(' ')).filter((t) => t.length >= 3 && !GENERIC_SITE_WORDS.has(t)));
+}
+
+/**
+ * Drafts named logo that sit, three or more different pictures together, within three levels of
+ * one element: a row of partner, payment, sister-project or brand logos.
+ */
+function logoWalls(drafts: Iterable<Draft>): Set<Draft> {
+  const byAncestor = new Map<Element, Set<Draft>>();
+  for (const d of drafts) {
+    if (!d.tokens.has('logo')) continue;
+    for (const el of d.elements) {
+      let p = el.parent;
+      for (let i = 0; i < 3 && p && p.type === 'tag'; i++, p = p.parent) {
+        const set = byAncestor.get(p as Element) ?? new Set<Draft>();
+        set.add(d);
+        byAncestor.set(p as Element, set);
+      }
+    }
+  }
+  const out = new Set<Draft>();
+  for (const set of byAncestor.values()) if (set.size >= 3) for (const d of set) out.add(d);
+  return out;
 }
 
 /** Same picture: equal URLs, or an identity token (see `imageIdentityTokens`) few candidates share. */

@@ -44,7 +44,7 @@ describe('looksLikeLogo', () => {
       '<div class="product-gallery"><img src="/i/shoe.jpg" alt="Red shoe" width="1200" height="1200"></div>',
       '<meta property="og:image" content="/i/shoe.jpg">',
     );
-    expect(logoLikelihood(c).signals).toEqual(['photo-sized', 'main-product']);
+    expect(logoLikelihood(c).signals).toEqual(['photo-sized', 'main-product', 'product-area']);
     expect(logoLikelihood(c).score).toBe(0);
     expect(looksLikeLogo(c)).toBe(false);
   });

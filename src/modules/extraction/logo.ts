@@ -1,5 +1,5 @@
-import type { DiscoveredCandidate, Evidence, SourceKind } from './discovery.ts';
-import type { Measurement } from './ranking.ts';
+import type { DiscoveredCandidate, Evidence, SourceKind, Token } from './discovery.ts';
+import type { Measurement, RankedCandidate } from './ranking.ts';
 
 /**
  * `looksLikeLogo`: an advisory guess whether a candidate is the site's (or brand's) logo, from
@@ -24,7 +24,15 @@ export type LogoSignal =
   | 'named-icon'
   | 'main-product'
   | 'third-party-mark'
-  | 'photo-sized';
+  | 'photo-sized'
+  | 'product-brand'
+  | 'links-elsewhere'
+  | 'links-away'
+  | 'media'
+  | 'popup'
+  | 'footer-only'
+  | 'product-area'
+  | 'among-logos';
 
 const WEIGHTS: Record<LogoSignal, number> = {
   'named-logo': 0.45,
@@ -44,6 +52,14 @@ const WEIGHTS: Record<LogoSignal, number> = {
   'main-product': -0.5,
   'third-party-mark': -0.3,
   'photo-sized': -0.3,
+  'product-brand': -0.5,
+  'links-elsewhere': -0.25,
+  'links-away': -0.45,
+  media: -0.5,
+  popup: -0.5,
+  'footer-only': -0.15,
+  'product-area': -0.3,
+  'among-logos': -0.3,
 };
 
 /** Where a page declares its organisation's logo: og:logo, JSON-LD `logo`, microdata `itemprop=logo`. */
@@ -108,12 +124,35 @@ export function logoLikelihood(c: DiscoveredCandidate, m?: Measurement): LogoGue
   if (format === 'svg') signals.push('vector');
   if (m?.hasAlpha) signals.push('transparent');
   if (m?.colorCount !== undefined && m.colorCount <= 64) signals.push('few-colours');
-  if (ev.main.ogImage || ev.main.jsonLdProduct || ev.main.microdataProduct || ev.main.sameAsMain) {
+  // A header logo that is also the share image (pages without a picture of their own) stays a logo.
+  if (!declared && (ev.main.ogImage || ev.main.jsonLdProduct || ev.main.microdataProduct || ev.main.sameAsMain)) {
     signals.push('main-product');
   }
   if (ev.tokens.includes('icon') && !ev.tokens.includes('logo') && !siteIcon) signals.push('named-icon');
-  if (ev.tokens.some((t) => t === 'payment' || t === 'social' || t === 'flag' || t === 'rating')) {
+  // What is not the site's own logo, unless the page declares it or its header links it home: marks
+  // of others (payment, social networks, ratings, flags), the product brand's logo, pictures that
+  // link to another page or another site, video posters and fallbacks, pop-ups and loaders.
+  const around = declared ? [] : ev.contextTokens;
+  const has = (t: Token) => ev.tokens.includes(t) || around.includes(t);
+  if (ev.tokens.some((t) => t === 'payment' || t === 'flag' || t === 'rating') || has('social')) {
     signals.push('third-party-mark');
+  }
+  if (!declared) {
+    if (ev.productBrandLogo) signals.push('product-brand');
+    if (ev.amongLogos) signals.push('among-logos');
+    if (ev.inExternalLink) signals.push('links-away');
+    // A logo that names the site may link to the edition or shop it heads (`/sanjose`, `/shop`).
+    else if (ev.inSiteLink && !ev.namesSite) signals.push('links-elsewhere');
+    if (has('video') || ev.sources.includes('video-poster')) signals.push('media');
+    if (has('popup')) signals.push('popup');
+    // Footers list partners, payment methods and sister companies; the site's logo is in the header.
+    if (ev.regions.includes('footer') && !ev.regions.some((r) => r === 'header' || r === 'nav')) {
+      signals.push('footer-only');
+    }
+    // In the product's area: the product brand's mark or a widget's (a "find similar" button).
+    const productArea =
+      ev.regions.length === 0 && (ev.inProductScope || (['product', 'gallery', 'main'] as const).some(has));
+    if (productArea) signals.push('product-area');
   }
   const raw = signals.reduce((sum, s) => sum + WEIGHTS[s], 0);
   return { score: Math.round(Math.min(1, Math.max(0, raw)) * 1000) / 1000, signals };
@@ -122,4 +161,22 @@ export function logoLikelihood(c: DiscoveredCandidate, m?: Measurement): LogoGue
 /** Advisory: true when the candidate looks like a logo (score >= `LOGO_THRESHOLD`). */
 export function looksLikeLogo(c: DiscoveredCandidate, m?: Measurement): boolean {
   return logoLikelihood(c, m).score >= LOGO_THRESHOLD;
+}
+
+/**
+ * Relevance (purpose `logo`) under which the best candidate is no logo at all: a page whose best
+ * candidate is this weak has none (its logo is a CSS sprite or text) and gets none rather than a
+ * wrong one. From bench/brand-judgement.ts over 140 labelled real pages: every wrong best
+ * candidate scored at most 0.44 (sub-brand logos linking elsewhere), every page's own logo or
+ * icon at least 0.55; 0.5 (a logit of 0) sits in the middle of that gap.
+ */
+export const LOGO_PICK_MIN = 0.5;
+
+/**
+ * The page's logo: the best candidate ranked for purpose `logo` that is not rejected, when it
+ * scores at least `LOGO_PICK_MIN`; else none.
+ */
+export function pickLogo(ranked: readonly RankedCandidate[]): RankedCandidate | undefined {
+  const best = ranked.find((r) => !r.rejection);
+  return best && best.relevanceScore >= LOGO_PICK_MIN ? best : undefined;
 }

@@ -1,3 +1,4 @@
+import { LOGO_PICK_MIN } from './logo.ts';
 import { tokenize } from './text.ts';
 
 /**
@@ -141,7 +142,8 @@ const PROFILES: Record<PurposeId, PurposeProfile> = {
       text: 2,
     },
     keep: 3,
-    floor: 0.4,
+    // Weaker candidates are no logo (see LOGO_PICK_MIN): none is kept rather than a wrong one.
+    floor: LOGO_PICK_MIN,
     minSide: 16,
   },
   hero: {

@@ -216,9 +216,13 @@ function computeFeatures(
   if (ev.main.primary) f.declaredMain = declared >= 2 ? 1 : 0.9;
   else if (ev.main.ogImage || ev.main.jsonLdProduct) f.declaredMain = 0.7;
   else if (ev.main.microdataProduct) f.declaredMain = 0.6;
+  // Looking for the logo, a declared or header home-link logo that is also the share image (a page
+  // with no picture of its own shares its logo) is the logo, not a product picture.
+  const ownLogo = purpose.profile.id === 'logo' && isDeclaredLogo(ev);
   // A video's poster is the picture of a page whose main media is the video.
   if (ev.sources.includes('video-poster') && !ev.hidden) f.declaredMain = Math.max(f.declaredMain, 0.6);
   f.sameAsMain = ev.main.sameAsMain ? 1 : 0;
+  if (ownLogo) f.declaredMain = f.sameAsMain = 0;
   f.shareImage = ev.sources.includes('og:image') || ev.sources.includes('twitter:image') ? 1 : 0;
   f.productContext = productContext(ev);
   f.nameMatch = ev.nameMatch;

@@ -392,6 +392,61 @@ export function isHomeUrl(href: string, pageUrl: string): boolean {
   const segments = u.pathname.split('/').filter(Boolean);
   if (segments.length > 0 && /^(?:index|default|home)\.(?:html?|php|aspx?|jsp)$/i.test(segments.at(-1)!)) {
     segments.pop();
+    // The index of a folder the page lives in: the home of a site kept under a path (`/shop/index.php`).
+    const folder = `/${segments.join('/')}/`.replace(/^\/\/$/, '/');
+    if (p.pathname.startsWith(folder)) return true;
   }
   return segments.length <= 2 && segments.every((s) => /^[a-z]{2}(?:[-_][a-z]{2})?$/i.test(s) || /^home$/i.test(s));
+}
+
+/** Second-level labels under which a country's sites register (`co.uk`, `com.br`, `ne.jp`). */
+const SECOND_LEVEL = new Set([
+  'co',
+  'com',
+  'net',
+  'org',
+  'gov',
+  'edu',
+  'ac',
+  'or',
+  'ne',
+  'go',
+  'gob',
+  'nom',
+  'ltd',
+  'plc',
+]);
+
+/**
+ * The site a host belongs to, roughly its registrable domain: the last two labels, three under a
+ * country's second level (`shop.example.co.uk` → `example.co.uk`). No public-suffix list: a
+ * heuristic good enough to tell a site's own links from links to other sites.
+ */
+export function siteOf(hostname: string): string {
+  const labels = hostname.toLowerCase().replace(/\.$/, '').split('.');
+  if (labels.length <= 2 || /^\d+$/.test(labels.at(-1)!)) return labels.join('.');
+  const n = labels.at(-1)!.length === 2 && SECOND_LEVEL.has(labels.at(-2)!) ? 3 : 2;
+  return labels.slice(-n).join('.');
+}
+
+/**
+ * Where a link other than the home page leads: `site` for another page of the same site,
+ * `external` for another site; undefined for links that go nowhere else (fragments, scripts,
+ * mail, the page itself) and for links to an image file (a zoomable picture, not a destination).
+ */
+export function linkAway(href: string, pageUrl: string): 'site' | 'external' | undefined {
+  if (/^\s*(?:#|javascript:|mailto:|tel:|sms:|data:)/i.test(href) || !href.trim()) return undefined;
+  let u: URL;
+  let p: URL;
+  try {
+    u = new URL(href, pageUrl);
+    p = new URL(pageUrl);
+  } catch {
+    return undefined;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
+  if (/\.(?:jpe?g|png|webp|avif|gif|svg|bmp|tiff?)$/i.test(u.pathname)) return undefined;
+  if (siteOf(u.hostname) !== siteOf(p.hostname)) return 'external';
+  if (u.hostname === p.hostname && u.pathname === p.pathname) return undefined;
+  return 'site';
 }

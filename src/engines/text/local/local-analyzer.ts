@@ -108,7 +108,9 @@ export function analyzeText(input: TextAnalysisInput): TextAnalysis {
   if (mission) out.mission = mission;
   const tagline = pickTagline(blocks, brandName?.value ?? input.brandName, mission?.value);
   if (tagline) out.tagline = tagline;
-  out.values = pickValues(blocks);
+  const stated = statedValues(blocks);
+  out.values = pickValues(blocks, stated);
+  if (stated.length > 0) out.statedValues = stated;
   const industry = pickIndustry(blocks);
   if (industry) out.industry = industry;
   const audience = pickAudience(blocks);
@@ -353,8 +355,63 @@ export function listItems(text: string, maxWords = 4): string[] {
   return out;
 }
 
-function pickValues(blocks: TextBlock[]): string[] {
-  const stated = blocks.filter((b) => b.kind === 'values').flatMap((b) => listItems(b.text));
+/** `Our values: A, B, C`, `Core values — A, B and C` or `Our values are A, B and C` inside any text. */
+const VALUES_IN_TEXT =
+  /(?:^|[.!?]\s+|\n)(?:our |core |brand |company )?values(\s*[:–—]|\s+are\b:?)\s*([^.!?:\n]{2,200})/gi;
+
+/**
+ * A line of a values section that lists values (`Craft`, `- Care`, `Integrity: we do what is
+ * right`, `Boldness, warmth and wit`) rather than prose about them, whose value words are only
+ * evidence to infer from.
+ */
+function listsValues(line: string): boolean {
+  const l = line
+    .replace(/^\s*([-*–—•·▪●]|\d+[.)])\s*/, '')
+    .replace(/[.!]+$/, '')
+    .trim();
+  if (!l) return false;
+  const words = l.split(/\s+/).length;
+  if (words <= 6) return true;
+  const head = l.split(/\s*[:–—]\s+/)[0]!;
+  if (head !== l && head.split(/\s+/).length <= 4) return true;
+  const parts = l.split(/\s*[,;]\s*|\s+(?:and|&)\s+/);
+  return parts.length >= 3 && parts.every((p) => p.split(/\s+/).length <= 3);
+}
+
+/**
+ * The values a text states, in the order given: the list items of its values sections (headed
+ * `Our values`, `What we stand for`...) and labelled lists in any copy (`Our values: Craft,
+ * Kindness, Curiosity.`). Prose under a values heading states nothing. Engine-independent: Brand
+ * DNA applies it to the blocks every text engine reads, so stated values outrank inferred ones
+ * whichever engine read them.
+ */
+export function statedValues(blocks: readonly TextBlock[]): string[] {
+  const out: string[] = [];
+  for (const b of blocks) {
+    if (b.kind === 'words_avoid' || b.kind === 'words_use') continue;
+    if (b.kind === 'values') {
+      for (const line of stripLabel(b.text).split('\n')) if (listsValues(line)) out.push(...listItems(line));
+    }
+    for (const m of b.text.matchAll(VALUES_IN_TEXT)) {
+      const items = listItems(m[2]!);
+      // "Our values are important to us" is a sentence, not a list.
+      if (/[:–—]/.test(m[1]!) || items.length >= 2) out.push(...items);
+    }
+  }
+  const seen = new Set<string>();
+  return out
+    .map(capitalize)
+    .filter((v) => {
+      const k = v.toLowerCase();
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    })
+    .slice(0, 10);
+}
+
+/** The stated values, else values inferred from the copy's value words. */
+function pickValues(blocks: TextBlock[], stated: string[]): string[] {
   const seen = new Set<string>();
   const uniq = (xs: string[]) =>
     xs.filter((x) => {
@@ -363,7 +420,7 @@ function pickValues(blocks: TextBlock[]): string[] {
       seen.add(k);
       return true;
     });
-  if (stated.length > 0) return uniq(stated.map(capitalize)).slice(0, 10);
+  if (stated.length > 0) return stated;
   const counts = new Map<string, number>();
   for (const b of blocks) {
     const w = b.kind === 'mission' || b.kind === 'about' ? 2 : b.kind === 'words_avoid' ? 0 : 1;
