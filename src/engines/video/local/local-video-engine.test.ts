@@ -196,6 +196,33 @@ describe('local video engine', () => {
     await expectClip(await save(t, 'text.mp4'), 1, false);
   }, 40_000);
 
+  it('stages a bare product photo on a backdrop first (no black, nothing cut off), with a warning', async () => {
+    const bottles = await fs.readFile(
+      path.resolve(import.meta.dirname, '../../../../../shared/fixtures/product-images/solidus_bottles_1.png'),
+    );
+    const r = await engine.generate({
+      prompt: 'Slow push-in',
+      width: W,
+      height: H,
+      durationSeconds: 1,
+      startFrame: bottles,
+      seed: 3,
+    });
+    expect(r.warnings.map((w) => w.code)).toContain('START_FRAME_STAGED');
+    const file = await save(r, 'staged.mp4');
+    const first = await frame(file, 0);
+    // The corners (the set, where the photo was transparent) are light, not black.
+    for (const [x, y] of [
+      [0, 0],
+      [31, 0],
+      [0, 17],
+      [31, 17],
+    ] as const) {
+      const i = (y * 32 + x) * 3;
+      expect((first[i]! + first[i + 1]! + first[i + 2]!) / 3).toBeGreaterThan(120);
+    }
+  });
+
   it('refuses bad requests clearly and honours an abort', async () => {
     const base = { prompt: 'x', width: W, height: H, durationSeconds: 1, seed: 1 };
     await expect(engine.generate({ ...base, width: 321 })).rejects.toThrow(GenerationError);

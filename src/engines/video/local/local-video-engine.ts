@@ -41,6 +41,7 @@ import {
   segmentFrames,
 } from '../ffmpeg-args.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
+import { stageBareProduct } from './stage.ts';
 
 export interface LocalVideoEngineOptions {
   /** Largest output side (px). Default 3840. */
@@ -402,10 +403,25 @@ export function createLocalVideoEngine(options: LocalVideoEngineOptions = {}): V
           });
           bytes = await gradientBackdrop(req.seed, width, height);
         }
+        let mask = req.startFrameMask;
+        if (keyframes.length === 1 && !mask) {
+          // A bare product photo is not a scene: stage it on a studio sweep first (./stage.ts).
+          const staged = await stageBareProduct(bytes, width, height).catch(() => undefined);
+          checkAbort(signal);
+          if (staged) {
+            bytes = staged.png;
+            mask = staged.mask;
+            warnings.push({
+              code: 'START_FRAME_STAGED',
+              message: `The start frame is a bare product photo (${staged.reason === 'transparent' ? 'a cut-out with a transparent background' : 'on a plain background'}): it was placed whole on a studio backdrop first. Use a scene as the start frame for a styled film.`,
+              severity: 'warning',
+            });
+          }
+        }
         const wantsParallax = plan.keys.some((k) => k.parallax !== 0) && keyframes.length === 1;
         let layers: StillLayer[] | undefined;
         if (wantsParallax) {
-          const r = await parallaxLayers(dir, bytes, width, height, req.startFrameMask);
+          const r = await parallaxLayers(dir, bytes, width, height, mask);
           checkAbort(signal);
           if ('layers' in r) layers = r.layers;
           else {
