@@ -32,6 +32,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import type { Box } from '../src/engines/critique/features.ts';
+import { buildCritique } from '../src/engines/critique/critique.ts';
 import { type Scores, scoreImage } from '../src/engines/critique/scores.ts';
 
 const ROOT = process.env.ATELIER_FIXTURES ?? path.resolve(import.meta.dirname, '../../shared/fixtures');
@@ -179,6 +180,8 @@ const ious: number[] = [];
 const scoreMs: number[] = [];
 const baselineMs: number[] = [];
 const decodeAndScoreMs: number[] = [];
+/** The brand mark on each large plain product (mark.ts) and whether the critique calls it missing. */
+const marks: Record<string, { source: string; largestShare: number; logoMissingRecommended: boolean }> = {};
 
 for (const [k, name] of files.entries()) {
   const file = path.join(DIR, name);
@@ -197,6 +200,24 @@ for (const [k, name] of files.entries()) {
     smallNoMask: score(small, { mask: false }),
     largeNoMask: score(large, { mask: false }),
   };
+  {
+    const { features } = s.large;
+    const critique = buildCritique({
+      features,
+      scores: s.large.scores,
+      campaignId: 'bench',
+      prompt: '',
+      createdAt: '2025-01-01T00:00:00Z',
+      palette: PALETTE,
+    });
+    marks[name] = {
+      source: features.mark?.source ?? 'none',
+      largestShare: features.mark?.largestShare ?? 0,
+      logoMissingRecommended: critique.recommendations.some((r) =>
+        r.recommendation_details.practical_recommendations.some((p) => p.display_title === 'Make the logo visible'),
+      ),
+    };
+  }
   cases[name] = Object.fromEntries(Object.entries(s).map(([key, r]) => [key, r.scores]));
   if (s.large.scores.attention_potential > s.small.scores.attention_potential) checks.attention++;
   if (s.small.scores.conversion > s.smallCluttered.scores.conversion) checks.conversionSmall++;
@@ -266,6 +287,7 @@ process.stdout.write(
       subjectEstimate: { boxIouMedian: round(median(ious), 3), boxIouMin: round(Math.min(...ious), 3) },
       meanScores: means,
       timing,
+      marks,
       cases,
       failures,
     },

@@ -597,17 +597,22 @@ const DIAGNOSTICS: readonly DiagnosticDef[] = [
             {
               label: 'brand mark area',
               t: MARK_AREA,
-              value: f.text.areaShare,
+              value: markArea(f),
               set: (g, v) => {
-                g.text.areaShare = v;
+                g.text.areaShare = Math.max(g.text.areaShare, v);
                 g.text.regionCount = Math.max(1, g.text.regionCount);
+                if (g.mark) {
+                  g.mark.largestShare = Math.max(g.mark.largestShare, v);
+                  g.mark.areaShare = Math.max(g.mark.areaShare, g.mark.largestShare);
+                  g.mark.count = Math.max(1, g.mark.count);
+                }
               },
             },
           ],
     describe: (f) =>
       f.logo.count > 0 && f.logo.areaShare > 0
         ? `The largest logo covers ${pct(f.logo.largestShare)} of the frame (${plural(f.logo.count, 'logo')}, ${pct(f.logo.areaShare)} in all) with contrast ${num(f.logo.contrast)}, ${f.logo.cutOff ? 'cut off by the frame' : `${pct(f.logo.edgeDistance)} from the edge`}; a legible logo covers at least ${pct(LOGO_AREA.pass)}, has contrast ≥ ${LOGO_CONTRAST.pass} and stays ${pct(LOGO_EDGE_DISTANCE.pass)} inside the frame.`
-        : `No logo placement is known; the text/mark detector finds ${plural(f.text.regionCount, 'region')} covering ${pct(f.text.areaShare)} of the frame; a visible brand mark covers at least ${pct(MARK_AREA.pass)}.`,
+        : `No logo placement is known; ${markFinding(f)}; a visible brand mark covers at least ${pct(MARK_AREA.pass)}.`,
   },
   {
     name: 'colourfulness',
@@ -638,6 +643,51 @@ interface Judged {
 }
 
 const clone = (f: ImageFeatures): ImageFeatures => structuredClone(f);
+
+/**
+ * The brand mark's measured size without logo boxes: the larger of the mark found on the product
+ * (the brand logo matched, else the mark detector; `mark.ts`) and the text/mark proxy.
+ */
+export function markArea(f: ImageFeatures): number {
+  return Math.max(fin(f.text.areaShare), fin(f.mark && f.mark.count > 0 ? f.mark.largestShare : 0));
+}
+
+/** What the brand mark measurement found, for the texts. */
+function markFinding(f: ImageFeatures): string {
+  const m = f.mark;
+  const proxy = `the text/mark proxy finds ${plural(f.text.regionCount, 'region')} covering ${pct(f.text.areaShare)} of the frame`;
+  if (!m || m.count === 0)
+    return `no mark stands out on the product${m?.match ? ` (brand logo match ${num(m.match)})` : ''} and ${proxy}`;
+  const found =
+    m.source === 'asset'
+      ? `the brand logo is matched on the product (NCC ${num(m.match)}), covering ${pct(m.largestShare)} of the frame`
+      : `the mark detector finds ${plural(m.count, 'mark')} on the product, the largest covering ${pct(m.largestShare)} of the frame (ΔE ${Math.round(m.deltaE)} against the product)`;
+  return `${found}; ${proxy}`;
+}
+
+/**
+ * Whether the image's own measurements contradict a recommendation addressing these diagnostics:
+ * every measure of each of them passes when re-read from the features, or (the brand mark) any one
+ * measurement of the mark — a placed logo box, the mark on the product, the text/mark proxy — shows
+ * it at a visible size.
+ */
+export function contradicted(f: ImageFeatures, addresses: readonly string[]): boolean {
+  return addresses.every((name) => {
+    const def = DIAGNOSTICS.find((d) => d.name === name);
+    if (!def) return false;
+    if (name === 'brand_mark_visibility') {
+      const boxes = f.logo.count > 0 && f.logo.areaShare > 0;
+      const boxesFine =
+        boxes &&
+        passes(f.logo.largestShare, LOGO_AREA) &&
+        passes(f.logo.contrast, LOGO_CONTRAST) &&
+        passes(f.logo.cutOff ? 0 : f.logo.edgeDistance, LOGO_EDGE_DISTANCE);
+      if (boxesFine || (!boxes && passes(markArea(f), MARK_AREA))) return true;
+    }
+    const measures = def.measures(f);
+    return !!measures && measures.length > 0 && measures.every((m) => passes(m.value, m.t));
+  });
+}
 
 /** Move the given measures (of features `f`) to their targets, on a copy. */
 function fixed(f: ImageFeatures, measures: readonly Measure[]): ImageFeatures {
@@ -858,11 +908,16 @@ const ACTIONS: readonly ActionDef[] = [
   {
     addresses: ['brand_mark_visibility'],
     title: () => 'Show the brand mark',
-    displayTitle: () => 'Make the logo visible',
+    displayTitle: (c) =>
+      !(c.f.logo.count > 0 && c.f.logo.areaShare > 0) && (c.f.mark?.count ?? 0) > 0
+        ? 'Make the logo larger'
+        : 'Make the logo visible',
     text: (c) => {
       const f = c.f;
       if (!(f.logo.count > 0 && f.logo.areaShare > 0)) {
-        return `No legible brand mark was found (the text/mark detector covers ${pct(f.text.areaShare)} of the frame); show the logo or wordmark clearly on the product or packaging, about ${pct(MARK_AREA.target)} of the frame. ${worth(c)}`;
+        if (f.mark && f.mark.count > 0)
+          return `The brand mark on the product covers only ${pct(f.mark.largestShare)} of the frame; show it larger on the product or packaging, about ${pct(MARK_AREA.target)} of the frame. ${worth(c)}`;
+        return `No legible brand mark was found on the product (${markFinding(f)}); show the logo or wordmark clearly on the product or packaging, about ${pct(MARK_AREA.target)} of the frame. ${worth(c)}`;
       }
       const parts: string[] = [];
       if (c.failingMeasures.has('logo size'))
@@ -881,7 +936,9 @@ const ACTIONS: readonly ActionDef[] = [
     displayText: (c) =>
       c.f.logo.count > 0 && c.f.logo.areaShare > 0
         ? 'Make the logo larger, legible and fully inside the frame.'
-        : 'Show the logo clearly on the product or packaging.',
+        : c.f.mark && c.f.mark.count > 0
+          ? `Show the logo larger on the product (now ${pct(c.f.mark.largestShare)} of the frame).`
+          : 'Show the logo clearly on the product or packaging.',
     patch: () => 'the brand logo clearly visible on the product',
   },
   {
@@ -1131,6 +1188,11 @@ export function buildCritique(input: CritiqueInput): Critique {
         rank,
       });
     }
+    // Checked against the image before it is given: a recommendation its own measurement
+    // contradicts (e.g. "make the logo visible" on a product whose mark is measured visible) goes.
+    for (let k = practical.length - 1; k >= 0; k--) {
+      if (contradicted(f, practical[k]!.addresses_diagnostics)) practical.splice(k, 1);
+    }
     practical.sort((a, b) => b.estimated_gain - a.estimated_gain || a.rank - b.rank);
     const label = SCORE_LABEL[s];
     let general: string;
@@ -1175,7 +1237,7 @@ export function buildCritique(input: CritiqueInput): Critique {
 
   const tones = percents(toneShares(f));
   const hasLogos = f.logo.count > 0 && f.logo.areaShare > 0;
-  const brandingArea = round1(100 * (hasLogos ? f.logo.areaShare : f.text.areaShare));
+  const brandingArea = round1(100 * (hasLogos ? f.logo.areaShare : markArea(f)));
   const attention = clamp(round1(input.scores.attention_potential), 0, 100);
   const month = new Date(createdAt).getUTCMonth();
   return {
@@ -1189,7 +1251,7 @@ export function buildCritique(input: CritiqueInput): Critique {
         number_of_focal_points: f.saliency.focalPointCount,
         brand: {
           branding_area: clamp(brandingArea, 0, 100),
-          number_branding_elements: hasLogos ? f.logo.count : f.text.regionCount,
+          number_branding_elements: hasLogos ? f.logo.count : Math.max(f.text.regionCount, f.mark?.count ?? 0),
         },
         description: describeImage(f, ctx, tones, input.brandTone),
       },

@@ -27,6 +27,7 @@ import {
   floatRows,
   type RowReader,
 } from './raster.ts';
+import { logoTemplate, type MarkFeature, measureMark } from './mark.ts';
 import {
   FOCAL_MEAN_RATIO,
   FOCAL_THRESHOLD,
@@ -61,6 +62,8 @@ export interface FeatureOptions {
   palette?: string[];
   /** Where logos were placed, in input pixels. */
   logoBoxes?: Box[];
+  /** The brand's logo image (any size; alpha, else darkness, is the logo), matched against the product. */
+  logoAsset?: PixelInput;
 }
 
 export type FeatureInput = PixelInput & FeatureOptions;
@@ -136,6 +139,12 @@ export interface ImageFeatures {
     areaShare: number;
     regions: Box[];
   };
+  /**
+   * The brand mark on the product itself (mark.ts): the brand logo matched on the product region
+   * (`source: 'asset'`), else contrasting compact marks inside the product mask (`'detector'`).
+   * Always set by `analyzeImage`; optional for features stored before it existed.
+   */
+  mark?: MarkFeature;
   logo: {
     count: number;
     /** Summed logo box area inside the frame, share of the frame. */
@@ -423,6 +432,7 @@ export function analyzeImage(input: FeatureInput): { features: ImageFeatures; ma
   }
   const present = insideCount > 0;
   const areaShare = area / n;
+  const mark = measureMark(lab, Y, inside, aw, ah, input.logoAsset ? logoTemplate(input.logoAsset) : undefined);
   const dist = chamferDistance(inside, aw, ah);
 
   const pointOnSubject = points.map((p) => {
@@ -740,6 +750,15 @@ export function analyzeImage(input: FeatureInput): { features: ImageFeatures; ma
       regionCount: text.regionCount,
       areaShare: r4(text.areaShare),
       regions: text.regions.map(roundBox),
+    },
+    mark: {
+      source: mark.source,
+      count: mark.count,
+      largestShare: r4(mark.largestShare),
+      areaShare: r4(mark.areaShare),
+      deltaE: r4(mark.deltaE),
+      match: r4(mark.match),
+      regions: mark.regions.map(roundBox),
     },
     logo: {
       count: logos.length,

@@ -151,10 +151,11 @@ export const SCORE_MODEL: Record<ScoreName, readonly ScoreTerm[]> = {
       key: 'logo_presence',
       weight: 0.3,
       formula:
-        'max(logo boxes: 0.6 + 0.4 ramp(logo.largestShare, 0.002 → 0.02); text/mark proxy: 0.7 (1 − exp(−text.areaShare / 0.03)))',
+        'max(logo boxes: 0.6 + 0.4 ramp(logo.largestShare, 0.002 → 0.02); mark on the product: 0.6 + 0.4 ramp(mark.largestShare, 0.002 → 0.02); text/mark proxy: 0.7 (1 − exp(−text.areaShare / 0.03)))',
       value: (f) =>
         Math.max(
           f.logo.count > 0 && f.logo.areaShare > 0 ? 0.6 + 0.4 * ramp(f.logo.largestShare, 0.002, 0.02) : 0,
+          f.mark && f.mark.count > 0 ? 0.6 + 0.4 * ramp(f.mark.largestShare, 0.002, 0.02) : 0,
           0.7 * saturate(f.text.areaShare, 0.03),
         ),
     },
@@ -162,11 +163,11 @@ export const SCORE_MODEL: Record<ScoreName, readonly ScoreTerm[]> = {
       key: 'logo_placement',
       weight: 0.1,
       formula:
-        'logo boxes: mean(not cut off, ramp(logo.contrast, 0.03 → 0.2), ramp(logo.edgeDistance, 0 → 0.03)); text regions only: 0.5; none: 0',
+        'logo boxes: mean(not cut off, ramp(logo.contrast, 0.03 → 0.2), ramp(logo.edgeDistance, 0 → 0.03)); a mark on the product or text regions only: 0.5; none: 0',
       value: (f) =>
         f.logo.count > 0 && f.logo.areaShare > 0
           ? ((f.logo.cutOff ? 0 : 1) + ramp(f.logo.contrast, 0.03, 0.2) + ramp(f.logo.edgeDistance, 0, 0.03)) / 3
-          : f.text.regionCount > 0
+          : f.text.regionCount > 0 || (f.mark && f.mark.count > 0)
             ? 0.5
             : 0,
     },
