@@ -116,6 +116,7 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
     }
     let backdrop: Buffer;
     let backdropHints: { horizon: number; lightAngle: number } | undefined;
+    let backdropWarnings: SceneResult['warnings'] = [];
     if (inputs.environment) {
       backdrop = await readInput(deps.storage, inputs.environment);
     } else {
@@ -129,9 +130,10 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
       });
       backdrop = env.png;
       backdropHints = { horizon: env.horizon, lightAngle: env.lightAngle };
+      backdropWarnings = env.warnings;
     }
     signal.throwIfAborted();
-    return deps.engines.scene.generate({
+    const result = await deps.engines.scene.generate({
       // A refinement's variations carry the prompt with the critique's patches.
       prompt: v.refinement_id ? v.blending_prompt : forge.prompt,
       aspectRatio: o.aspectRatio,
@@ -146,6 +148,10 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
       palette: o.palette,
       signal,
     });
+    // What the environment engine said of the set it made (a subject it could not draw...) is the
+    // variation's to know when the local scene engine kept that set; a provider redraws the scene.
+    if (result.engine !== 'local' || backdropWarnings.length === 0) return result;
+    return { ...result, warnings: [...backdropWarnings, ...result.warnings] };
   }
 
   /** A refinement's stored levers, with the brand logo's bytes put back when they name it. */

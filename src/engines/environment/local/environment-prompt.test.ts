@@ -170,11 +170,53 @@ describe('resolveColors', () => {
     expect(hue(resolveColors(plan, [blue]).wall)).toBeGreaterThan(200);
   });
 
-  it('keeps natural floors natural and puts the palette on a colourable wall', () => {
-    const plan = readEnvironmentPrompt('oak table against a plaster wall');
+  it('puts the palette on a colourable wall only when the prompt names neither colour nor wall', () => {
+    const plan = readEnvironmentPrompt('wooden table');
     const c = resolveColors(plan, [blue]);
     expect(hue(c.floor)).toBeLessThan(45);
     expect(hue(c.wall)).toBeGreaterThan(200);
+    expect(c.brandAccent).toBeNull();
+  });
+
+  it('keeps a named material its own colour; the palette becomes the accent', () => {
+    // "a warm plaster wall" with a maroon brand: plaster-coloured, never maroon.
+    const maroon: Rgb = [110, 34, 40];
+    const plan = readEnvironmentPrompt('a warm plaster wall, oak shelf');
+    expect(plan.wallNamed).toBe(true);
+    const c = resolveColors(plan, [maroon]);
+    expect(c.wall).toEqual(resolveColors(plan, []).wall);
+    expect(c.floor).toEqual(resolveColors(plan, []).floor);
+    expect(c.brandAccent).not.toBeNull();
+    expect(hue(c.brandAccent!) < 20 || hue(c.brandAccent!) > 340).toBe(true);
+  });
+
+  it('lets any named colour keep the palette off every surface', () => {
+    // The colour names the wall; the unnamed floor (a place default) is not the brand's either.
+    const plan = readEnvironmentPrompt('sage wall in a bedroom');
+    const c = resolveColors(plan, [red, blue]);
+    const plain = resolveColors(plan, []);
+    expect(c.wall).toEqual(plain.wall);
+    expect(c.floor).toEqual(plain.floor);
+    expect(c.brandAccent).not.toBeNull();
+  });
+
+  it('picks an accent that stands apart from the wall (no red prop on a red wall)', () => {
+    const plan = readEnvironmentPrompt('red plaster wall');
+    const c = resolveColors(plan, [red, blue]);
+    expect(hue(c.brandAccent!)).toBeGreaterThan(200);
+    // Only neutral brand colours: no accent prop.
+    expect(
+      resolveColors(plan, [
+        [20, 20, 20],
+        [240, 240, 240],
+      ]).brandAccent,
+    ).toBeNull();
+  });
+
+  it('still lets the palette colour a paper sweep the prompt gives no colour', () => {
+    const c = resolveColors(readEnvironmentPrompt('seamless paper sweep'), [red]);
+    expect(hue(c.wall) < 20 || hue(c.wall) > 340).toBe(true);
+    expect(c.brandAccent).toBeNull();
   });
 
   it('lets prompt colours win over the palette', () => {
@@ -192,6 +234,25 @@ describe('resolveColors', () => {
   it('gives the natural colours without a palette', () => {
     const plan = readEnvironmentPrompt('marble');
     expect(resolveColors(plan, []).floor).toEqual(MATERIAL_BASE.marble);
+  });
+});
+
+describe('subjects the local engine cannot draw', () => {
+  it('lists object and place words in prompt order, two-word phrases whole', () => {
+    expect(readEnvironmentPrompt('a cap on a park bench by a beach hut, golden light').subjects).toEqual([
+      'park bench',
+      'beach hut',
+    ]);
+    expect(readEnvironmentPrompt('marble kitchen counter with flowers and a vase').subjects).toEqual([
+      'kitchen',
+      'flowers',
+      'vase',
+    ]);
+  });
+
+  it('lists nothing for surfaces, colours and light', () => {
+    expect(readEnvironmentPrompt('sage plaster wall, walnut table, golden hour, palm shadows').subjects).toEqual([]);
+    expect(readEnvironmentPrompt('beach at sunset').subjects).toEqual([]);
   });
 });
 

@@ -66,8 +66,13 @@ export interface EnvironmentPlan {
   /** Tone words on a surface without a colour ("dark wood", "light oak"): -1 darker .. +1 lighter. */
   floorTone: number;
   wallTone: number;
+  /** Whether the prompt named the floor's or the wall's material (then it keeps its own colour). */
+  floorNamed: boolean;
+  wallNamed: boolean;
   /** Variant hints: 'polished' concrete, 'calacatta' marble, 'subway' tile, 'ocean' water ... */
   variants: string[];
+  /** Objects and places the prompt names that the local engine cannot draw ("kitchen", "park bench"). */
+  subjects: string[];
   /** The words the reader understood (for warnings and tests). */
   recognised: string[];
 }
@@ -78,6 +83,12 @@ export interface EnvironmentColors {
   wall: Rgb;
   /** Accent colours (terrazzo chips, props): prompt colours then palette, tamed. */
   accents: Rgb[];
+  /**
+   * The brand colour of the set's accent prop (a painted plinth beside the products), or null:
+   * set when the prompt named its own colours or materials, so the palette is an accent there
+   * instead of painting the wall or the floor.
+   */
+  brandAccent: Rgb | null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -719,6 +730,8 @@ export function readEnvironmentPrompt(prompt: string): EnvironmentPlan {
   if (floor === 'paper' && wall === undefined) wall = 'paper';
   if (wall === 'paper' && floor === undefined) floor = 'paper';
 
+  const floorNamed = floor !== undefined;
+  const wallNamed = wall !== undefined;
   const chosenPlace = place;
   floor ??= chosenPlace?.floor ?? (wall && wall !== 'sky' ? wall : 'paper');
   wall ??= chosenPlace?.wall ?? WALL_FOR[floor];
@@ -818,9 +831,121 @@ export function readEnvironmentPrompt(prompt: string): EnvironmentPlan {
     looseColors,
     floorTone: clamp(floorTone, -1, 1),
     wallTone: clamp(wallTone, -1, 1),
+    floorNamed,
+    wallNamed,
     variants: [...variants],
+    subjects: undrawableSubjects(toks),
     recognised,
   };
+}
+
+/**
+ * Objects and places a prompt may name that the local engine does not draw: it builds a set (a
+ * floor, a wall or sky, light), never furniture, plants, buildings, people or a whole room. Two-word
+ * phrases are matched before their words.
+ */
+const UNDRAWABLE = new Set([
+  // Places and rooms (the engine draws their surfaces only).
+  'kitchen',
+  'bathroom',
+  'bedroom',
+  'living room',
+  'dining room',
+  'cafe',
+  'restaurant',
+  'bar',
+  'office',
+  'hotel',
+  'garden',
+  'park',
+  'street',
+  'city',
+  'forest',
+  'woods',
+  'mountain',
+  'mountains',
+  'field',
+  'meadow',
+  'market',
+  'shop',
+  'boutique',
+  'gym',
+  'library',
+  'balcony',
+  'rooftop',
+  'porch',
+  'cabin',
+  'hut',
+  'beach hut',
+  'house',
+  'barn',
+  'greenhouse',
+  // Furniture, props, plants, people, animals, vehicles.
+  'bench',
+  'park bench',
+  'chair',
+  'armchair',
+  'stool',
+  'sofa',
+  'couch',
+  'bed',
+  'plant',
+  'plants',
+  'potted plant',
+  'flower',
+  'flowers',
+  'vase',
+  'tree',
+  'trees',
+  'fern',
+  'monstera',
+  'book',
+  'books',
+  'cushion',
+  'cushions',
+  'pillow',
+  'pillows',
+  'rug',
+  'mirror',
+  'fireplace',
+  'stairs',
+  'staircase',
+  'door',
+  'doorway',
+  'column',
+  'columns',
+  'fountain',
+  'person',
+  'people',
+  'model',
+  'hand',
+  'hands',
+  'woman',
+  'man',
+  'dog',
+  'cat',
+  'car',
+  'boat',
+  'bicycle',
+  'bike',
+  'surfboard',
+  'umbrella',
+  'towel',
+  'basket',
+  'fruit',
+]);
+
+/** The undrawable subjects of a prompt's tokens, in prompt order, each once. */
+function undrawableSubjects(toks: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < toks.length; i++) {
+    const two = i + 1 < toks.length ? `${toks[i]} ${toks[i + 1]}` : '';
+    const word = two && UNDRAWABLE.has(two) ? two : UNDRAWABLE.has(toks[i]!) ? toks[i]! : undefined;
+    if (!word) continue;
+    if (!out.includes(word)) out.push(word);
+    if (word === two) i++;
+  }
+  return out;
 }
 
 /** Whether the words after `end` start a colour or a surface (so a tone word describes them). */
@@ -906,11 +1031,15 @@ export function parseHex(hex: string): Rgb | null {
 }
 
 /**
- * The plan's colours with the brand palette mixed in: prompt colours win; the strongest palette
- * colour paints a colourable wall (paper, plaster, tile, fabric), the next one a colourable floor;
- * natural materials (wood, marble, stone, sand, water, concrete) keep their colour with only a
- * hint of the palette. Every colour is tamed (saturation and lightness bounded) so a bright brand
- * red becomes a muted set, never a neon one.
+ * The plan's colours with the brand palette mixed in. Precedence: what the prompt names wins.
+ * A colour the prompt gives a surface paints it; a material it names keeps its own colour ("a warm
+ * plaster wall" is plaster-coloured, "walnut" is walnut). The palette paints the set (the strongest
+ * colour a colourable wall, the next one a colourable floor; a hint of it on natural materials)
+ * only where the prompt says nothing: no colour word at all, and that surface's material not named
+ * (a studio paper sweep counts as unnamed: its paper is meant to be coloured). Otherwise the
+ * palette is an accent: `brandAccent`, the colour of a prop beside the products, and the accents.
+ * Every colour is tamed (saturation and lightness bounded) so a bright brand red becomes a muted
+ * set, never a neon one.
  */
 export function resolveColors(plan: EnvironmentPlan, palette: Rgb[]): EnvironmentColors {
   const loose = [...plan.looseColors];
@@ -918,14 +1047,21 @@ export function resolveColors(plan: EnvironmentPlan, palette: Rgb[]): Environmen
   const wallNatural = MATERIAL_BASE[plan.wall];
   const floorNatural = MATERIAL_BASE[plan.floor];
   const sweep = plan.layout === 'sweep';
+  const promptColours = plan.wallColor !== null || plan.floorColor !== null || plan.looseColors.length > 0;
+  // Whether the palette may paint a surface: only when the prompt leaves it unsaid.
+  const paletteWall = !promptColours && (!plan.wallNamed || plan.wall === 'paper');
+  const paletteFloor = !promptColours && (!plan.floorNamed || plan.floor === 'paper');
 
   let wall: Rgb;
   // A sweep is one sheet: a colour given to its floor or its wall is the colour of both.
   const wallChoice =
     plan.wallColor ?? (sweep ? plan.floorColor : null) ?? (plan.wall !== 'sky' ? loose.shift() : undefined);
+  let wallPainted = false;
   if (wallChoice) wall = plan.wall === 'sky' ? wallNatural : tint(wallNatural, wallChoice, plan.wall);
-  else if (COLOURABLE.has(plan.wall) && brand[0]) wall = tame(mix(wallNatural, brand[0], 0.72), 0.5, 0.32, 0.84);
-  else if (plan.wall !== 'sky' && brand[0]) wall = mix(wallNatural, brand[0], 0.1);
+  else if (paletteWall && COLOURABLE.has(plan.wall) && brand[0]) {
+    wall = tame(mix(wallNatural, brand[0], 0.72), 0.5, 0.32, 0.84);
+    wallPainted = true;
+  } else if (paletteWall && plan.wall !== 'sky' && brand[0]) wall = mix(wallNatural, brand[0], 0.1);
   else wall = wallNatural;
   // A moody set has a darker wall unless the prompt chose its colour.
   const moodTone = !plan.wallColor && plan.mood < -0.2 && plan.wall !== 'sky' ? plan.mood * 0.6 : 0;
@@ -935,15 +1071,37 @@ export function resolveColors(plan: EnvironmentPlan, palette: Rgb[]): Environmen
   const floorChoice = plan.floorColor ?? (sweep ? wallChoice : loose.shift());
   if (floorChoice) floor = tint(floorNatural, floorChoice, plan.floor);
   else if (sweep) floor = wall;
-  else if (COLOURABLE.has(plan.floor) && plan.floor !== 'terrazzo' && brand.length > 0) {
+  else if (paletteFloor && COLOURABLE.has(plan.floor) && plan.floor !== 'terrazzo' && brand.length > 0) {
     const c = brand[1] ?? brand[0]!;
     floor = tame(mix(floorNatural, c, brand[1] ? 0.6 : 0.35), 0.45, 0.25, 0.86);
-  } else if (brand[0]) floor = mix(floorNatural, brand[0], 0.06);
+  } else if (paletteFloor && brand[0]) floor = mix(floorNatural, brand[0], 0.06);
   else floor = floorNatural;
   if (!sweep || plan.floorColor) floor = applyTone(floor, plan.floorTone * 0.8, 1);
 
   const accents = [...plan.looseColors, ...brand].map((c) => tame(c, 0.45, 0.3, 0.8));
-  return { floor, wall, accents };
+  return { floor, wall, accents, brandAccent: wallPainted ? null : accentOf(palette, wall, floor) };
+}
+
+/**
+ * The brand colour for the accent prop: the strongest chromatic palette colour whose hue stands
+ * apart from the wall's and the floor's (so a red prop never sits on a red wall), else the
+ * strongest chromatic one; null without a chromatic colour. Kept rich (it is a painted object).
+ */
+function accentOf(palette: Rgb[], wall: Rgb, floor: Rgb): Rgb | null {
+  const chromatic = palette.filter((c) => {
+    const [, s, l] = rgbToHsl(c);
+    return s >= 0.18 && l >= 0.08 && l <= 0.92;
+  });
+  if (chromatic.length === 0) return null;
+  const hueOf = (c: Rgb) => rgbToHsl(c)[0];
+  const apart = (c: Rgb, set: Rgb) => {
+    const [, s] = rgbToHsl(set);
+    if (s < 0.12) return true;
+    const d = Math.abs(hueOf(c) - hueOf(set)) % 360;
+    return Math.min(d, 360 - d) > 30;
+  };
+  const pick = chromatic.find((c) => apart(c, wall) && apart(c, floor)) ?? chromatic[0]!;
+  return tame(pick, 0.8, 0.2, 0.7);
 }
 
 /** A material given a colour: painted/dyed ones take it; natural ones take it partly. */

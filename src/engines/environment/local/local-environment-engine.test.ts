@@ -232,6 +232,42 @@ describe('local environment engine', () => {
     expect(g3!).toBeGreaterThan(b3!);
   });
 
+  it('warns UNDRAWABLE_SUBJECT naming the words and a provider, and draws the set', async () => {
+    const r = await engine.generate(
+      req({ prompt: 'on a park bench in a kitchen, golden hour', width: 64, height: 64 }),
+    );
+    const w = r.warnings.find((x) => x.code === 'UNDRAWABLE_SUBJECT');
+    expect(w).toMatchObject({ severity: 'warning' });
+    expect(w!.message).toContain('"park bench", "kitchen"');
+    expect(w!.message).toContain('IMAGE_ENGINE');
+    const quiet = await engine.generate(req({ prompt: 'sage plaster wall, walnut table', width: 64, height: 64 }));
+    expect(quiet.warnings.map((x) => x.code)).not.toContain('UNDRAWABLE_SUBJECT');
+  });
+
+  it('keeps the named wall colour under a palette and adds the brand as an accent prop', async () => {
+    const prompt = 'warm plaster wall, oak shelf, soft light';
+    const size = { width: 256, height: 256, seed: 11 };
+    const plain = await decode((await engine.generate(req({ prompt, ...size }))).png);
+    const branded = await decode((await engine.generate(req({ prompt, ...size, palette: ['#8c1c2b'] }))).png);
+    // The wall's middle is the same as without a palette.
+    const wallMean = (rgb: Buffer) => {
+      const m = [0, 0, 0];
+      for (let y = 40; y < 90; y++)
+        for (let x = 100; x < 156; x++) for (let k = 0; k < 3; k++) m[k]! += rgb[(y * 256 + x) * 3 + k]!;
+      return m.map((v) => v / (50 * 56));
+    };
+    const a = wallMean(plain.rgb);
+    const b = wallMean(branded.rgb);
+    for (let k = 0; k < 3; k++) expect(Math.abs(a[k]! - b[k]!)).toBeLessThan(3);
+    // Somewhere (the prop) the frame is brand red: red well above green and blue.
+    let reds = 0;
+    for (let i = 0; i < branded.rgb.length; i += 3) {
+      const [r, g, bl] = [branded.rgb[i]!, branded.rgb[i + 1]!, branded.rgb[i + 2]!];
+      if (r - g > 50 && r - bl > 40) reds++;
+    }
+    expect(reds / (256 * 256)).toBeGreaterThan(0.01);
+  });
+
   it('is warmer at golden hour than in cool daylight', async () => {
     const warmth = async (prompt: string) => {
       const r = await engine.generate(req({ prompt, width: 256, height: 256 }));

@@ -74,9 +74,20 @@ export async function generateEnvironment(req: EnvironmentRequest): Promise<Envi
       severity: 'info',
     });
   }
+  if (plan.subjects.length > 0) {
+    const words = plan.subjects.map((w) => `"${w}"`).join(', ');
+    const set =
+      plan.layout === 'outdoor' ? `${plan.floor} under the sky` : `a ${plan.floor} floor and a ${plan.wall} wall`;
+    warnings.push({
+      code: 'UNDRAWABLE_SUBJECT',
+      message: `the local engine cannot draw ${words}: it built the set (${set}, the prompt's colours and light) without ${plan.subjects.length > 1 ? 'them' : 'it'}; set IMAGE_ENGINE to a provider (openai-images, fal, replicate or comfyui) to have ${plan.subjects.length > 1 ? 'them' : 'it'} drawn`,
+      severity: 'warning',
+    });
+  }
   const colors = resolveColors(plan, palette);
   const rendered = await renderEnvironment(plan, colors, width, height, req.seed, req.signal);
   req.signal?.throwIfAborted();
+  if (colors.brandAccent) paintAccentProp(rendered, plan, colors.brandAccent, width, height, req.seed);
   const png = await sharp(rendered.rgb, { raw: { width, height, channels: 3 } })
     .png({ compressionLevel: 6, adaptiveFiltering: false })
     .toBuffer();
@@ -776,4 +787,90 @@ function tone8(l: number, dither: number): number {
 
 function round3(n: number): number {
   return Math.round(n * 1000) / 1000;
+}
+
+/**
+ * The brand's accent when the prompt chose the set's colours: a painted cylinder plinth standing
+ * on the floor towards one side of the frame (the side by seed), lit from the set's light, with a
+ * soft contact shadow; a painted disc seen from above in a flat lay. In place, on the rendered RGB.
+ */
+export function paintAccentProp(
+  rendered: RenderedEnvironment,
+  plan: EnvironmentPlan,
+  color: Rgb,
+  W: number,
+  H: number,
+  seed: number,
+): void {
+  const rgb = rendered.rgb;
+  const s = (Math.floor(Math.abs(seed)) * 2654435761) >>> 0;
+  const left = (s >>> 7) % 2 === 0;
+  const side = Math.cos((rendered.lightAngle * Math.PI) / 180); // +1 light from the right
+  const flat = plan.layout === 'flatlay';
+  const hy = rendered.horizon * H;
+  const w = (flat ? 0.17 : 0.13) * W;
+  const cx = (left ? 0.12 : 0.88) * W;
+  const base = flat ? 0.22 * H + w / 2 : hy + 0.22 * (H - hy);
+  const h = flat ? 0 : Math.min(0.22 * H, base - 0.05 * H);
+  const ry = flat ? w / 2 : Math.max(2, 0.14 * w);
+  const rx = w / 2;
+  const edge = (d: number) => Math.min(1, Math.max(0, 0.5 - d)); // d in px outside (+) / inside (−)
+  const blend = (i: number, c: readonly number[], a: number) => {
+    for (let k = 0; k < 3; k++) rgb[i + k] = Math.round(rgb[i + k]! + (c[k]! - rgb[i + k]!) * a);
+  };
+  const y0 = Math.max(0, Math.floor(base - h - ry - 2));
+  const y1 = Math.min(H - 1, Math.ceil(base + ry * 3 + 0.04 * H));
+  const x0 = Math.max(0, Math.floor(cx - rx * 2.2));
+  const x1 = Math.min(W - 1, Math.ceil(cx + rx * 2.2));
+  // Contact shadow first, cast away from the light.
+  const sx = cx - side * rx * (flat ? 0.18 : 0.35);
+  const sy = base + (flat ? 0.1 * w : ry * 0.4);
+  for (let y = y0; y <= y1; y++) {
+    for (let x = x0; x <= x1; x++) {
+      const d = ((x - sx) / (rx * 1.25)) ** 2 + ((y - sy) / (ry * (flat ? 1.25 : 1.9))) ** 2;
+      const a = 0.34 * Math.exp(-d * 2.2);
+      if (a < 0.004) continue;
+      blend((y * W + x) * 3, [0, 0, 0], a);
+    }
+  }
+  for (let y = y0; y <= y1; y++) {
+    for (let x = x0; x <= x1; x++) {
+      const nx = (x - cx) / rx;
+      const i = (y * W + x) * 3;
+      if (flat) {
+        const r = Math.hypot(x - cx, y - base);
+        const a = edge(r - rx);
+        if (a <= 0) continue;
+        const shade = 0.92 + 0.1 * Math.max(-1, Math.min(1, nx * side)) - 0.06 * (r / rx) ** 4;
+        blend(
+          i,
+          color.map((v) => v * shade),
+          a,
+        );
+        continue;
+      }
+      if (Math.abs(nx) > 1.02) continue;
+      const half = ry * Math.sqrt(Math.max(0, 1 - Math.min(1, nx * nx)));
+      // Body: between the top ellipse's centre line and the bottom ellipse's lower arc.
+      const body = Math.min(edge(Math.abs(x - cx) - rx), edge(y - (base + half)), edge(base - h - y));
+      const top = edge(Math.hypot((x - cx) / rx, (y - (base - h)) / ry) * Math.min(rx, ry) - Math.min(rx, ry));
+      if (body <= 0 && top <= 0) continue;
+      // Lambert across the cylinder from the light's side, a darker foot, a lighter top.
+      const lam = Math.max(0, nx * side * 0.8 + Math.sqrt(Math.max(0, 1 - nx * nx)) * 0.6);
+      const foot = 1 - 0.12 * Math.max(0, (y - (base - 0.25 * h)) / Math.max(1, 0.25 * h));
+      const shade = (0.58 + 0.5 * lam) * foot;
+      if (body > 0)
+        blend(
+          i,
+          color.map((v) => v * shade),
+          body,
+        );
+      if (top > 0)
+        blend(
+          i,
+          color.map((v) => Math.min(255, v * 1.12 + 10)),
+          top,
+        );
+    }
+  }
 }
