@@ -236,10 +236,14 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
             tags: ['generated', 'scene'],
           });
         }
+        const logoAsset = inputs.brand.logo
+          ? await readInput(deps.storage, inputs.brand.logo).catch(() => undefined)
+          : undefined;
         const { scores, features } = await analyzePng(result.png, {
           productMask: result.productMask,
           palette,
           ...(result.logoBoxes ? { logoBoxes: result.logoBoxes } : {}),
+          logoAsset,
         });
         const sourceScores = refinement?.source_scores
           ? fromJson<Scores>(refinement.source_scores, null as never)
