@@ -526,8 +526,6 @@ export async function toPngInput(bytes: Buffer, what: string, maxSide = 2048): P
   }
 }
 
-export const pngDataUri = (png: Buffer) => `data:image/png;base64,${png.toString('base64')}`;
-
 /** Short stable name for uploaded bytes (same bytes, same name). */
 export const contentName = (bytes: Buffer, prefix: string, ext = 'png') =>
   `${prefix}-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}.${ext}`;

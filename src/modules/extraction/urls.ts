@@ -372,21 +372,26 @@ export function urlSizeHint(url: string): UrlSizeHint | undefined {
   return undefined;
 }
 
+/** `href` resolved against the page, when both parse and the link is http(s). */
+function httpLink(href: string, pageUrl: string): { u: URL; p: URL } | undefined {
+  try {
+    const u = new URL(href, pageUrl);
+    const p = new URL(pageUrl);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? { u, p } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * True when `href` points at the site's home page: same host (ignoring `www.`) and a path that is
  * `/`, an index file, or only locale segments (`/gb/en/`, `/de-de`).
  */
 export function isHomeUrl(href: string, pageUrl: string): boolean {
   if (/^\s*(?:#|javascript:)/i.test(href)) return false;
-  let u: URL;
-  let p: URL;
-  try {
-    u = new URL(href, pageUrl);
-    p = new URL(pageUrl);
-  } catch {
-    return false;
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return false;
+  const link = httpLink(href, pageUrl);
+  if (!link) return false;
+  const { u, p } = link;
   const strip = (h: string) => h.toLowerCase().replace(/^www\d?\./, '');
   if (strip(u.hostname) !== strip(p.hostname)) return false;
   const segments = u.pathname.split('/').filter(Boolean);
@@ -436,15 +441,9 @@ export function siteOf(hostname: string): string {
  */
 export function linkAway(href: string, pageUrl: string): 'site' | 'external' | undefined {
   if (/^\s*(?:#|javascript:|mailto:|tel:|sms:|data:)/i.test(href) || !href.trim()) return undefined;
-  let u: URL;
-  let p: URL;
-  try {
-    u = new URL(href, pageUrl);
-    p = new URL(pageUrl);
-  } catch {
-    return undefined;
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
+  const link = httpLink(href, pageUrl);
+  if (!link) return undefined;
+  const { u, p } = link;
   if (/\.(?:jpe?g|png|webp|avif|gif|svg|bmp|tiff?)$/i.test(u.pathname)) return undefined;
   if (siteOf(u.hostname) !== siteOf(p.hostname)) return 'external';
   if (u.hostname === p.hostname && u.pathname === p.pathname) return undefined;

@@ -18,7 +18,6 @@ import type { JobDefinition, JobRef } from '../../jobs/types.ts';
  * (the providers' own upload APIs, or data URIs where documented, are used instead).
  */
 export type InputLinksMode = 'auto' | 'on' | 'off';
-export const INPUT_LINKS_MODES = ['auto', 'on', 'off'] as const;
 
 const PREFIX = 'provider-inputs';
 const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };

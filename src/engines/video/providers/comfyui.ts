@@ -16,6 +16,7 @@ import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts'
 import { requestShape } from './conform.ts';
 import {
   checkRequest,
+  endFrameDropped,
   finishVideo,
   providerEngine,
   type VideoProviderLimits,
@@ -143,11 +144,11 @@ export function createComfyUiVideoEngine(settings: ComfyUiVideoSettings, deps: P
     if (req.endFrame) {
       if (used.has('end_image')) vars.end_image = await upload(req.endFrame, 'end frame', 'atelier-end');
       else {
-        warnings.push({
-          code: 'END_FRAME_UNSUPPORTED',
-          severity: 'warning',
-          message: `The ComfyUI workflow ${workflowName} takes no end frame ({{end_image}}); the end frame was not sent`,
-        });
+        warnings.push(
+          endFrameDropped(
+            `The ComfyUI workflow ${workflowName} takes no end frame ({{end_image}}); the end frame was not sent`,
+          ),
+        );
       }
     } else if (used.has('end_image')) {
       throw s.fail(`The ComfyUI workflow ${workflowName} needs an end frame ({{end_image}}) but the request has none`);

@@ -1,10 +1,11 @@
 import { createFalQueue, FAL_LABEL, type FalQueueSettings, falEndpointId } from '../../image/fal/fal-queue.ts';
 import { nearestSize, parseRatios, type ProviderDeps } from '../../image/provider-http.ts';
-import type { EngineWarning } from '../../image/scene-engine.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
 import {
   checkRequest,
   DEFAULT_VIDEO_TIMEOUT_MS,
+  endFrameDropped,
+  endFrameRouted,
   finishVideo,
   nearestDuration,
   providerEngine,
@@ -130,7 +131,7 @@ export function createFalVideoEngine(settings: FalVideoSettings, deps: ProviderD
       if (endModel && endCaps) {
         endpoint = endModel;
         use = endCaps;
-        warnings.push(endFrameModel(`${model} takes no end frame: the video was made by ${endModel}, which does`));
+        warnings.push(endFrameRouted(`${model} takes no end frame: the video was made by ${endModel}, which does`));
       } else {
         warnings.push(endFrameDropped(`${FAL_LABEL}'s ${model} takes no end frame: it was not sent`));
       }
@@ -153,10 +154,3 @@ export function createFalVideoEngine(settings: FalVideoSettings, deps: ProviderD
     return finishVideo(fs.http, req, url, { label: FAL_LABEL, engine: `fal:${endpoint}`, warnings, limits: settings });
   });
 }
-
-const endFrameModel = (message: string): EngineWarning => ({ code: 'END_FRAME_MODEL', severity: 'info', message });
-const endFrameDropped = (message: string): EngineWarning => ({
-  code: 'END_FRAME_UNSUPPORTED',
-  severity: 'warning',
-  message,
-});

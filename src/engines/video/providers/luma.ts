@@ -5,14 +5,16 @@ import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts'
 import {
   authorization,
   checkRequest,
+  endFrameDropped,
+  endFrameRouted,
   finishVideo,
   nearestDuration,
   pollIntervals,
   pollJob,
   providerEngine,
   str,
-  type VideoProviderLimits,
   validId,
+  type VideoProviderLimits,
   videoProviderSessions,
 } from './provider-video.ts';
 
@@ -176,19 +178,13 @@ export function createLumaVideoEngine(settings: LumaSettings, deps: ProviderDeps
     if (endFrame && !main.endFrame) {
       if (endModel === 'none') {
         endFrame = undefined;
-        warnings.push({
-          code: 'END_FRAME_UNSUPPORTED',
-          severity: 'warning',
-          message: `${LABEL}'s ${model} takes no end frame: the end frame was not sent`,
-        });
+        warnings.push(endFrameDropped(`${LABEL}'s ${model} takes no end frame: the end frame was not sent`));
       } else {
         sentModel = endModel;
         p = endPlan;
-        warnings.push({
-          code: 'END_FRAME_MODEL',
-          severity: 'info',
-          message: `${LABEL}'s ${model} takes no end frame: the request was sent to ${endModel}, which does`,
-        });
+        warnings.push(
+          endFrameRouted(`${LABEL}'s ${model} takes no end frame: the request was sent to ${endModel}, which does`),
+        );
       }
     }
     // Both frames are published before any call: without a public link nothing is sent.

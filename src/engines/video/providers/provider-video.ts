@@ -1,7 +1,7 @@
 /**
- * What the video provider adapters (runway, luma, fal, replicate) share on top of the image
- * providers' HTTP helpers (src/engines/image/provider-http.ts): frames sent as PNG data URIs,
- * duration picking, which request shapes a provider can take, a bounded download of the result
+ * What the video provider adapters (runway, luma, fal, replicate, comfyui) share on top of the
+ * image providers' HTTP helpers (src/engines/image/provider-http.ts; input frames travel by
+ * src/engines/image/provider-inputs.ts): the end-frame warnings, duration picking, which request shapes a provider can take, a bounded download of the result
  * video (off-origin: through the public-only `downloadFetcher`, without the key), cancel on
  * timeout/abort, the HTTP session and the status polling of a job, and the final conform
  * (./conform.ts).
@@ -12,9 +12,7 @@ import {
   type ProviderDeps,
   type ProviderLimits,
   type ProviderSession,
-  pngDataUri,
   type RetryPolicy,
-  toPngInput,
 } from '../../image/provider-http.ts';
 import { type EngineWarning, GenerationError } from '../../image/scene-engine.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
@@ -36,11 +34,6 @@ export interface VideoProviderLimits extends ProviderLimits {
 /** Generation, polls and download: video providers take minutes. Default 10 min. */
 export const DEFAULT_VIDEO_TIMEOUT_MS = 600_000;
 const DEFAULT_MAX_VIDEO_BYTES = 200 * 1024 * 1024;
-
-/** A frame for a provider: PNG (auto-oriented, ≤ 2048 px) as a data URI. */
-export async function frameDataUri(bytes: Buffer, what: string): Promise<string> {
-  return pngDataUri(await toPngInput(bytes, what));
-}
 
 /** The allowed duration nearest `seconds` (ties: the longer, so less is held). */
 export function nearestDuration(allowed: readonly number[], seconds: number): number {
@@ -95,6 +88,20 @@ export function checkRequest(req: VideoRequest, m: ProviderModes, conform?: Vide
 }
 
 export const notSent = (message: string): EngineWarning => ({ code: 'INPUT_NOT_SENT', severity: 'warning', message });
+
+/** The end frame went to another model (or mode) of the family that takes one (VIDEO_END_FRAME_MODEL). */
+export const endFrameRouted = (message: string): EngineWarning => ({
+  code: 'END_FRAME_MODEL',
+  severity: 'info',
+  message,
+});
+
+/** The end frame was not sent: the model takes none and no model that does was configured (or `none`). */
+export const endFrameDropped = (message: string): EngineWarning => ({
+  code: 'END_FRAME_UNSUPPORTED',
+  severity: 'warning',
+  message,
+});
 
 const VIDEO_SIGNATURES = [
   (b: Buffer) => b.length >= 12 && b.toString('latin1', 4, 8) === 'ftyp',

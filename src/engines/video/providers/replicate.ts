@@ -12,6 +12,8 @@ import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts'
 import {
   authorization,
   checkRequest,
+  endFrameDropped,
+  endFrameRouted,
   finishVideo,
   nearestDuration,
   pollIntervals,
@@ -168,28 +170,27 @@ export function createReplicateVideoEngine(settings: ReplicateVideoSettings, dep
       const routed = endPlan && endPlan.target.model !== model ? endPlan : undefined;
       if (endSetting === 'none' || (!routed && !main.caps.endImage)) {
         endFrame = undefined;
-        warnings.push({
-          code: 'END_FRAME_UNSUPPORTED',
-          severity: 'warning',
-          message:
+        warnings.push(
+          endFrameDropped(
             endSetting === 'none'
               ? `${LABEL}: end frames are turned off (VIDEO_END_FRAME_MODEL=none): the end frame was not sent to ${model}`
               : `${LABEL}'s ${model} takes no end frame: the end frame was not sent (set VIDEO_END_FRAME_MODEL to a model that takes one)`,
-        });
+          ),
+        );
       } else if (routed) {
         p = routed;
         const needs = routed.caps.endFrameNeeds;
-        warnings.push({
-          code: 'END_FRAME_MODEL',
-          severity: 'info',
-          message: `The request has an end frame, so it was sent to ${LABEL}'s ${routed.target.model} (VIDEO_END_FRAME_MODEL) instead of ${model}${needs ? `, which ${needs.note}` : ''}`,
-        });
+        warnings.push(
+          endFrameRouted(
+            `The request has an end frame, so it was sent to ${LABEL}'s ${routed.target.model} (VIDEO_END_FRAME_MODEL) instead of ${model}${needs ? `, which ${needs.note}` : ''}`,
+          ),
+        );
       } else if (p.caps.endFrameNeeds) {
-        warnings.push({
-          code: 'END_FRAME_MODEL',
-          severity: 'info',
-          message: `${LABEL}'s ${model} takes an end frame only in ${describe(p.caps.endFrameNeeds.input)}: this video ${p.caps.endFrameNeeds.note}`,
-        });
+        warnings.push(
+          endFrameRouted(
+            `${LABEL}'s ${model} takes an end frame only in ${describe(p.caps.endFrameNeeds.input)}: this video ${p.caps.endFrameNeeds.note}`,
+          ),
+        );
       }
     }
 

@@ -17,14 +17,16 @@ import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts'
 import {
   authorization,
   checkRequest,
+  endFrameDropped,
+  endFrameRouted,
   finishVideo,
   nearestDuration,
   pollIntervals,
   pollJob,
   providerEngine,
   str,
-  type VideoProviderLimits,
   validId,
+  type VideoProviderLimits,
   videoProviderSessions,
 } from './provider-video.ts';
 
@@ -278,18 +280,18 @@ export function createRunwayVideoEngine(settings: RunwaySettings, deps: Provider
     if (endFrame && !main.caps.lastFrame) {
       if (endRoute) {
         to = endRoute;
-        warnings.push({
-          code: 'END_FRAME_MODEL',
-          severity: 'info',
-          message: `Runway's ${model} takes no end frame, so this video was made by ${to.model} (VIDEO_END_FRAME_MODEL) with the start and end frames${settings.extraInput ? '; the extra input set for the configured model was not sent' : ''}`,
-        });
+        warnings.push(
+          endFrameRouted(
+            `Runway's ${model} takes no end frame, so this video was made by ${to.model} (VIDEO_END_FRAME_MODEL) with the start and end frames${settings.extraInput ? '; the extra input set for the configured model was not sent' : ''}`,
+          ),
+        );
       } else {
         endFrame = undefined;
-        warnings.push({
-          code: 'END_FRAME_UNSUPPORTED',
-          severity: 'warning',
-          message: `Runway's ${model} takes only a first frame: the end frame was not sent${settings.endFrameModel === 'none' ? '' : ' (set VIDEO_END_FRAME_MODEL=veo3.1 to send such requests to a model that takes one)'}`,
-        });
+        warnings.push(
+          endFrameDropped(
+            `Runway's ${model} takes only a first frame: the end frame was not sent${settings.endFrameModel === 'none' ? '' : ' (set VIDEO_END_FRAME_MODEL=veo3.1 to send such requests to a model that takes one)'}`,
+          ),
+        );
       }
     }
     const caps = to.caps;
