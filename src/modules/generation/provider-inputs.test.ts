@@ -42,6 +42,14 @@ describe('provider input links from our storage', () => {
       expect(link).toMatch(new RegExp(`^${url}/v1/blobs/provider-inputs/2026-11-26/[0-9a-f]{32}\\.png\\?.*signature=`));
       const key = new URL(link as string).pathname.replace('/v1/blobs/', '');
       expect(await s.head(key)).toEqual({ size: PNG.length, contentType: 'image/png' });
+      // The same bytes again: the same link's object, stored once.
+      let puts = 0;
+      const counted = { ...s, put: (...a: Parameters<typeof s.put>) => ((puts += 1), s.put(...a)) } as typeof s;
+      await createStorageInputHost(counted, { mode, now: NOW })?.publish(PNG, {
+        contentType: 'image/png',
+        ttlSeconds: 60,
+      });
+      expect(puts).toBe(0);
     }
   });
 

@@ -25,7 +25,7 @@ const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', '
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
 export function createStorageInputHost(
-  storage: Pick<ObjectStorage, 'put' | 'createDownloadLink'>,
+  storage: Pick<ObjectStorage, 'head' | 'put' | 'createDownloadLink'>,
   o: { mode: InputLinksMode; now?: () => Date },
 ): InputHost | undefined {
   if (o.mode === 'off') return undefined;
@@ -37,7 +37,8 @@ export function createStorageInputHost(
       // A link is signed without the object; decide first, so nothing is stored for nothing.
       const url = await storage.createDownloadLink(key, { expiresInSeconds: ttlSeconds, contentType });
       if (o.mode === 'auto' && !isPublicUrl(url)) return undefined;
-      await storage.put(key, bytes, { contentType });
+      // The four variations of a forge send the same product: store it once a day.
+      if (!(await storage.head(key))) await storage.put(key, bytes, { contentType });
       return url;
     },
   };
