@@ -44,7 +44,13 @@ describe('provider input links from our storage', () => {
       expect(await s.head(key)).toEqual({ size: PNG.length, contentType: 'image/png' });
       // The same bytes again: the same link's object, stored once.
       let puts = 0;
-      const counted = { ...s, put: (...a: Parameters<typeof s.put>) => ((puts += 1), s.put(...a)) } as typeof s;
+      const counted = {
+        ...s,
+        put: (...a: Parameters<typeof s.put>) => {
+          puts += 1;
+          return s.put(...a);
+        },
+      } as typeof s;
       await createStorageInputHost(counted, { mode, now: NOW })?.publish(PNG, {
         contentType: 'image/png',
         ttlSeconds: 60,
