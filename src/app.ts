@@ -8,6 +8,7 @@ import { installIdempotency } from './http/idempotency.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.ts';
 import { installJsonParser, installValidators } from './http/validation.ts';
 import { installMetrics } from './http/metrics.ts';
+import { installSlowBodyGuard } from './http/slow-bodies.ts';
 import { installLongPoll } from './http/long-poll.ts';
 import { opsRoutes } from './http/ops.routes.ts';
 import { installOpenApi } from './http/openapi.ts';
@@ -85,6 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
   drainConnectionsOnClose(app);
+  installSlowBodyGuard(app, { bodyMs: deps.config.httpTimeouts.bodyMs });
   installValidators(app);
   installJsonParser(app);
   installErrorHandling(app);

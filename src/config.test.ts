@@ -84,12 +84,13 @@ describe('loadConfig', () => {
   });
 
   it('bounds slow clients, the headers never longer than the request', () => {
-    expect(load({}).httpTimeouts).toEqual({ headersMs: 30_000, requestMs: 900_000 });
+    expect(load({}).httpTimeouts).toEqual({ headersMs: 30_000, requestMs: 900_000, bodyMs: 60_000 });
     expect(
       load({ ATELIER_HEADERS_TIMEOUT_SECONDS: '120', ATELIER_REQUEST_TIMEOUT_SECONDS: '60' }).httpTimeouts,
     ).toEqual({
       headersMs: 60_000,
       requestMs: 60_000,
+      bodyMs: 60_000,
     });
   });
 

@@ -43,7 +43,7 @@ export interface Config {
    * (ATELIER_REQUEST_TIMEOUT_SECONDS, default 900: a 500 MB upload on a slow link); past either,
    * 408 and the connection is closed.
    */
-  httpTimeouts: { headersMs: number; requestMs: number };
+  httpTimeouts: { headersMs: number; requestMs: number; bodyMs: number };
   /** Jobs run at once per queue in each worker process (ATELIER_WORKER_CONCURRENCY). */
   workerConcurrency: number;
   /** Redis key prefix of the BullMQ queues (ATELIER_QUEUE_PREFIX); deployments sharing a Redis need one each. */
@@ -252,7 +252,9 @@ function httpTimeouts(env: Env): Config['httpTimeouts'] {
   const requestMs = int(env, 'ATELIER_REQUEST_TIMEOUT_SECONDS', 900, 1, 86_400) * 1000;
   // Node refuses a headers bound longer than the request's.
   const headersMs = Math.min(int(env, 'ATELIER_HEADERS_TIMEOUT_SECONDS', 30, 1, 600) * 1000, requestMs);
-  return { headersMs, requestMs };
+  // JSON bodies are small: a body still arriving after this is a slow client (uploads keep requestMs).
+  const bodyMs = Math.min(int(env, 'ATELIER_BODY_TIMEOUT_SECONDS', 60, 1, 3600) * 1000, requestMs);
+  return { headersMs, requestMs, bodyMs };
 }
 
 /** A comma-separated list of IP addresses or CIDR ranges (`false`/unset: none). */

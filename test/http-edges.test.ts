@@ -109,6 +109,67 @@ describe('slow clients (ATELIER_HEADERS_TIMEOUT_SECONDS)', () => {
   });
 });
 
+describe('slow and unread bodies (ATELIER_BODY_TIMEOUT_SECONDS)', () => {
+  let t: TestApp;
+  let port: number;
+  let key: string;
+  beforeAll(async () => {
+    t = await createTestApp('sqlite', { env: { ATELIER_BODY_TIMEOUT_SECONDS: '1' } });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (t.app.server.address() as AddressInfo).port;
+    key = (await t.bootstrap()).apiKey;
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  /** Sends the head and the first bytes of a 100,000-byte body, then one byte every 200 ms until closed. */
+  function trickle(head: string): Promise<{ out: string; ms: number }> {
+    return new Promise((resolve) => {
+      const t0 = Date.now();
+      const socket = net.connect(port, '127.0.0.1');
+      let out = '';
+      const drip = setInterval(() => socket.writable && socket.write(' '), 200);
+      const done = () => {
+        clearInterval(drip);
+        resolve({ out, ms: Date.now() - t0 });
+      };
+      socket.on('data', (d) => {
+        out += d.toString('latin1');
+      });
+      socket.on('close', done);
+      socket.on('error', () => undefined);
+      socket.write(`${head}Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"name":`);
+    });
+  }
+
+  it('closes the connection after an early refusal instead of reading the rest of the body', async () => {
+    const { out, ms } = await trickle('POST /v1/brands HTTP/1.1\r\nHost: a\r\n');
+    const res = parse(out);
+    expect(res.status).toBe(401);
+    expect(res.headers.connection).toBe('close');
+    expect(ms).toBeLessThan(3000);
+  });
+
+  it('answers 408 and closes when a JSON body has not arrived within the bound', async () => {
+    const { out, ms } = await trickle(`POST /v1/brands HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${key}\r\n`);
+    const res = parse(out);
+    expect(res.status).toBe(408);
+    expect(res.body.error.code).toBe('REQUEST_TIMEOUT');
+    expect(res.headers['x-request-id']).toBe(res.body.requestId);
+    expect(ms).toBeGreaterThanOrEqual(900);
+    expect(ms).toBeLessThan(5000);
+  });
+
+  it('still takes a body that arrives in time, and names every bad field at once', async () => {
+    const res = await t.request({ method: 'POST', url: '/v1/brands', key, payload: { name: 'On time', tone: 7 } });
+    expect(res.statusCode).toBe(400);
+    const fields = (res.json() as Json).error.details.fields.map((f: { field: string }) => f.field);
+    expect(fields).toEqual(expect.arrayContaining(['body.industry', 'body.description', 'body.tone']));
+    expect((res.json() as Json).error.message).toMatch(/and \d+ more problems/);
+  });
+});
+
 describe('X-Forwarded-* headers (ATELIER_TRUST_PROXY)', () => {
   const opened: Deps[] = [];
   async function appWith(env: Record<string, string>) {

@@ -29,11 +29,6 @@ export function blobRoutes(deps: Pick<AppDeps, 'storage' | 'clock'>): FastifyPlu
       reply.header('access-control-allow-origin', '*');
       reply.header('access-control-expose-headers', 'content-length, content-range, content-disposition, x-request-id');
     });
-    // An upload refused before its body was read (expired link, wrong size...): close the
-    // connection after answering rather than let Node read and discard up to 500 MB.
-    app.addHook('onSend', async (request, reply) => {
-      if (request.method === 'PUT' && !request.raw.complete) reply.header('connection', 'close');
-    });
 
     const Params = Type.Object({ '*': Type.String({ description: 'Object key' }) });
     const Query = Type.Object(
@@ -47,7 +42,8 @@ export function blobRoutes(deps: Pick<AppDeps, 'storage' | 'clock'>): FastifyPlu
       { additionalProperties: true },
     );
     const Bytes = Type.Unsafe<unknown>({ type: 'string', format: 'binary', description: 'The object bytes' });
-    const config = { auth: false } as const;
+    // Uploads may take as long as the whole-request bound allows (slow-bodies.ts).
+    const config = { auth: false, longBody: true } as const;
 
     app.put<{ Params: { '*': string }; Querystring: Record<string, unknown> }>(
       '/blobs/*',

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from './errors.ts';
-import { describeValidation } from './validation.ts';
+import { describeValidation, validationMessage } from './validation.ts';
 
 const FASTIFY_CODES: Record<string, { status: number; code: string; message?: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
@@ -84,9 +84,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     const fe = err as FastifyError;
     if (fe.validation) {
       const fields = describeValidation(fe.validation, fe.validationContext);
-      const first = fields[0];
-      const message = first ? `${first.field} ${first.message}` : 'Invalid request';
-      return sendError(reply, request, 400, 'INVALID_REQUEST', message, { fields });
+      return sendError(reply, request, 400, 'INVALID_REQUEST', validationMessage(fields), { fields });
     }
     const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;
     if (mapped) return sendError(reply, request, mapped.status, mapped.code, mapped.message ?? fe.message);

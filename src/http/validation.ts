@@ -12,7 +12,8 @@ export function makeAjv(coerce: boolean): Ajv {
     coerceTypes: coerce ? 'array' : false,
     useDefaults: true,
     removeAdditional: false,
-    allErrors: false,
+    // Every bad field at once (schemas bound their arrays and strings, so the work stays bounded).
+    allErrors: true,
     strict: false,
   });
   addFormats.default(ajv);
@@ -34,13 +35,21 @@ const PART_NAMES: Record<string, string> = {
   headers: 'header',
 };
 
-/** Turns Ajv errors into `{ field, message }` pairs with a dotted field path such as `body.files.0.fileName`. */
+/** At most this many fields are reported for one request. */
+export const MAX_REPORTED_FIELDS = 50;
+
+/**
+ * Turns Ajv errors into `{ field, message }` pairs with a dotted field path such as
+ * `body.files.0.fileName`: one per field and message, at most MAX_REPORTED_FIELDS.
+ */
 export function describeValidation(
   errors: FastifySchemaValidationError[] | ErrorObject[],
   context: string | undefined,
 ): { field: string; message: string }[] {
   const part = PART_NAMES[context ?? 'body'] ?? context ?? 'body';
-  return errors.map((e) => {
+  const seen = new Set<string>();
+  const out: { field: string; message: string }[] = [];
+  for (const item of errors.map((e) => {
     const segs = (e.instancePath ?? '').split('/').filter(Boolean).map(decodePointer);
     const params = (e.params ?? {}) as Record<string, unknown>;
     let message = e.message ?? 'is invalid';
@@ -54,7 +63,24 @@ export function describeValidation(
       message = `must be one of: ${params.allowedValues.map(String).join(', ')}`;
     }
     return { field: [part, ...segs].join('.'), message };
-  });
+  })) {
+    const key = `${item.field}\u0000${item.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(item);
+    if (out.length === MAX_REPORTED_FIELDS) break;
+  }
+  return out;
+}
+
+/** The one-line message of a validation error: the first field's problem, and how many more there are. */
+export function validationMessage(fields: { field: string; message: string }[]): string {
+  const first = fields[0];
+  if (!first) return 'Invalid request';
+  const more = fields.length - 1;
+  return more > 0
+    ? `${first.field} ${first.message} (and ${more} more problem${more > 1 ? 's' : ''}: see error.details.fields)`
+    : `${first.field} ${first.message}`;
 }
 
 function decodePointer(s: string): string {
