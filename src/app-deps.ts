@@ -37,6 +37,8 @@ export interface AppDeps {
   plans: PlanCatalog;
   access: AccessService;
   rateLimiter: RateLimiter;
+  /** The answer-bytes budget per key (auth.ts). */
+  byteLimiter: RateLimiter;
   keyUsage: KeyUsageTracker;
   /** Quota ledger: reserve at create time, commit on success, release on failure. */
   usage: UsageLedger;

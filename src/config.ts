@@ -35,6 +35,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   plansFile: string;
   rateLimit: { perSecond: number; burst: number };
+  /** Bytes of answers one key may make the server write per second, and their burst (ATELIER_RATE_LIMIT_BYTES_*). */
+  byteLimit: { perSecond: number; burst: number };
   /** Largest JSON request body accepted, in bytes. */
   bodyLimit: number;
   /**
@@ -406,6 +408,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     rateLimit: {
       perSecond: int(env, 'ATELIER_RATE_LIMIT_PER_SECOND', 20, 1, 1_000_000),
       burst: int(env, 'ATELIER_RATE_LIMIT_BURST', 60, 1, 1_000_000),
+    },
+    byteLimit: {
+      perSecond: int(env, 'ATELIER_RATE_LIMIT_BYTES_PER_SECOND', 8 * 1024 * 1024, 1024, 1024 ** 3),
+      burst: int(env, 'ATELIER_RATE_LIMIT_BYTES_BURST', 32 * 1024 * 1024, 1024, 1024 ** 3),
     },
     bodyLimit: int(env, 'ATELIER_BODY_LIMIT', 1_048_576, 1024, 104_857_600),
     httpTimeouts: httpTimeouts(env),

@@ -44,6 +44,7 @@ export interface DepsOverrides {
   db?: Database;
   plans?: PlanCatalog;
   rateLimiter?: RateLimiter;
+  byteLimiter?: RateLimiter;
   storage?: ObjectStorage;
   jobs?: JobSystem;
   /** Outbound fetcher (tests: an address policy that allows one local server). */
@@ -85,6 +86,11 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     (config.redisUrl
       ? createRedisRateLimiter(config.redisUrl, config.rateLimit)
       : createMemoryRateLimiter(config.rateLimit));
+  const byteLimiter =
+    o.byteLimiter ??
+    (config.redisUrl
+      ? createRedisRateLimiter(config.redisUrl, config.byteLimit, 'atelier:rlb:')
+      : createMemoryRateLimiter(config.byteLimit));
   const metrics = createMetrics();
   // Resource changes (long-poll, webhooks): in process; Redis pub/sub in the scaled mode.
   const changesLog = pino({ level: config.logLevel }).child({ component: 'changes' });
@@ -178,6 +184,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     plans,
     access,
     rateLimiter,
+    byteLimiter,
     keyUsage,
     usage,
     metrics,
@@ -208,6 +215,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
       await changes.close();
       await keyUsage.close();
       await rateLimiter.close();
+      await byteLimiter.close();
       await storage.close();
       await db.close();
     },

@@ -259,6 +259,60 @@ describe('MCP server (Streamable HTTP, official SDK client)', () => {
     expect(r.data.error.status).toBe(412);
   });
 
+  it('refuses batches, ids that are dot segments, malformed params (-32602) and unknown resources (-32002)', async () => {
+    const post = async (body: unknown) => {
+      const res = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify(body),
+      });
+      const text = await res.text();
+      const line = text.split('\n').find((l) => l.startsWith('data: '));
+      return { status: res.status, body: JSON.parse(line ? line.slice(6) : text) as Json };
+    };
+    const list = { jsonrpc: '2.0', method: 'tools/list' };
+    const batch = await post(Array.from({ length: 100 }, (_, i) => ({ ...list, id: i })));
+    expect(batch.status).toBe(400);
+    expect(batch.body.error.code).toBe(-32600);
+    expect(batch.body.error.message).toMatch(/batches are not supported/);
+    for (const params of [{ name: 'brands_get', arguments: 'x' }, { arguments: {} }]) {
+      const r = await post({ jsonrpc: '2.0', id: 9, method: 'tools/call', params });
+      expect(r.body).toMatchObject({ id: 9, error: { code: -32602 } });
+    }
+    const client = await connect(key);
+    const brand = await ok(client, 'brands_create', {
+      name: 'Dots',
+      industry: 'Retail',
+      description: 'Ids that are dot segments must not reach other routes.',
+      mission: '',
+      values: [],
+      tone: [],
+      voice: [],
+    });
+    for (const [name, args] of [
+      ['brands_get', { brandId: '.' }],
+      ['brands_get', { brandId: '..' }],
+      ['scene_prompt_get', { brandId: brand.id, id: '..' }],
+      ['scenes_get', { id: '' }],
+    ] as const) {
+      const r = await call(client, name, args);
+      expect(r.isError, `${name} ${JSON.stringify(args)}: ${r.text}`).toBe(true);
+      expect(r.data.error).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+    }
+    const task = await call(client, 'get_task', { kind: 'scene_prompt_enhancement', brandId: brand.id, id: '..' });
+    expect(task.data.error).toMatchObject({ status: 400, fields: ['id'] });
+    await expect(client.readResource({ uri: 'atelier://nope' })).rejects.toMatchObject({ code: -32002 });
+    await expect(client.readResource({ uri: `atelier://assets/${MISSING}` })).rejects.toMatchObject({
+      code: -32002,
+      data: { code: 'ASSET_NOT_FOUND' },
+    });
+  });
+
   it('refuses a missing or bad key with 401 and a WWW-Authenticate challenge; GET is 405', async () => {
     const init = {
       jsonrpc: '2.0',
@@ -285,5 +339,46 @@ describe('MCP server (Streamable HTTP, official SDK client)', () => {
       headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
     });
     expect(get.status).toBe(405);
+  });
+});
+
+describe('MCP answer bytes count against the key (ATELIER_RATE_LIMIT_BYTES_*)', () => {
+  let t: TestApp;
+  let base: string;
+  let key: string;
+  beforeAll(async () => {
+    t = await createTestApp('sqlite', {
+      env: { ATELIER_RATE_LIMIT_BYTES_PER_SECOND: '1024', ATELIER_RATE_LIMIT_BYTES_BURST: '16384' },
+    });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    key = (await t.bootstrap()).apiKey;
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('refuses the key with 429 once its answers outran the budget, and only that key', async () => {
+    const post = () =>
+      fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    const first = await post();
+    expect(first.status).toBe(200);
+    expect((await first.text()).length).toBeGreaterThan(16_384);
+    const second = await post();
+    expect(second.status).toBe(429);
+    expect(Number(second.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(((await second.json()) as Json).error.code).toBe('RATE_LIMITED');
+    const other = (await t.bootstrap({ orgName: 'Other' })).apiKey;
+    const res = await t.request({ method: 'GET', url: '/v1/brands', key: other });
+    expect(res.statusCode).toBe(200);
   });
 });

@@ -23,6 +23,22 @@ declare module 'fastify' {
   }
 }
 
+/** Size of an answer payload as onSend sees it (streams are not counted). */
+function payloadBytes(payload: unknown): number {
+  if (typeof payload === 'string') return Buffer.byteLength(payload);
+  if (Buffer.isBuffer(payload)) return payload.length;
+  return 0;
+}
+
+/**
+ * Charges the bytes of an answer to its caller's answer budget (AppDeps.byteLimiter): onSend
+ * does it for ordinary routes; routes that write the raw response themselves (MCP) call it.
+ */
+export function chargeAnswer(deps: Pick<AppDeps, 'byteLimiter'>, request: FastifyRequest, bytes: number): void {
+  if (!request.principal || bytes <= 0) return;
+  void deps.byteLimiter.charge(request.principal.apiKeyId, bytes).catch(() => undefined);
+}
+
 /** The authenticated caller; routes behind the auth hook always have one. */
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw unauthorized();
@@ -31,7 +47,7 @@ export function principalOf(request: FastifyRequest): Principal {
 
 /**
  * Authentication and authorization for every route that does not opt out, in this order:
- * 401 (no valid key) → 429 rate limit (per key) → 403 outside the developer surface →
+ * 401 (no valid key) → 429 rate limit (per key: requests, and answer bytes) → 403 outside the developer surface →
  * 403 missing permission → 403 plan feature missing.
  *
  * Without an Authorization header, the console's session cookie authenticates instead (an
@@ -41,9 +57,12 @@ export function principalOf(request: FastifyRequest): Principal {
  */
 export function installAuth(
   app: FastifyInstance,
-  deps: Pick<AppDeps, 'access' | 'plans' | 'rateLimiter' | 'keyUsage' | 'console'>,
+  deps: Pick<AppDeps, 'access' | 'plans' | 'rateLimiter' | 'byteLimiter' | 'keyUsage' | 'console'>,
 ): void {
   app.decorateRequest('principal', null);
+  app.addHook('onSend', async (request, _reply, payload) => {
+    chargeAnswer(deps, request, payloadBytes(payload));
+  });
   app.addHook('onRequest', async (request) => {
     const cfg = request.routeOptions.config;
     if (cfg.auth === false || !request.routeOptions.url) return;
@@ -74,6 +93,11 @@ export function installAuth(
       deps.keyUsage.touch(principal.apiKeyId);
       const decision = await deps.rateLimiter.take(principal.apiKeyId);
       if (!decision.ok) throw rateLimited(decision.retryAfter);
+      // The answers this key made the server write recently are within its byte budget.
+      const bytes = await deps.byteLimiter.take(principal.apiKeyId, 0);
+      if (!bytes.ok) {
+        throw rateLimited(bytes.retryAfter, 'Too many answer bytes for this key: wait, or ask for smaller pages');
+      }
       if (cfg.surface === 'console') {
         throw forbidden('This endpoint is not available to API keys');
       }

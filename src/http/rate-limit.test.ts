@@ -99,3 +99,34 @@ describe('memory rate limiter', () => {
     }
   });
 });
+
+describe('byte budgets (cost and charge)', () => {
+  it('a charge may put the bucket in debt; take(0) refuses until it is paid back', () => {
+    const s = { perSecond: 1000, burst: 4000 };
+    let { state } = stepBucket(undefined, 0, s, 10_000, true);
+    expect(state.tokens).toBe(-4000); // debt is bounded by the burst
+    const refused = stepBucket(state, 0, s, 0);
+    expect(refused.decision).toEqual({ ok: false, retryAfter: 4, remaining: 0 });
+    state = refused.state;
+    expect(stepBucket(state, 4000, s, 0).decision.ok).toBe(true);
+  });
+
+  it('a take of more than is left refuses and leaves the tokens', () => {
+    const s = { perSecond: 1, burst: 10 };
+    const r = stepBucket({ tokens: 3, at: 0 }, 0, s, 5);
+    expect(r.decision).toEqual({ ok: false, retryAfter: 2, remaining: 0 });
+    expect(r.state.tokens).toBe(3);
+  });
+
+  it('the memory limiter charges and refuses the same way', async () => {
+    const limiter = createMemoryRateLimiter({ perSecond: 100, burst: 100 }, () => 0);
+    try {
+      expect((await limiter.take('k', 0)).ok).toBe(true);
+      await limiter.charge('k', 150);
+      expect((await limiter.take('k', 0)).ok).toBe(false);
+      expect((await limiter.take('other', 0)).ok).toBe(true);
+    } finally {
+      await limiter.close();
+    }
+  });
+});

@@ -1,7 +1,10 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { AppDeps } from '../app-deps.ts';
+import { chargeAnswer } from '../http/auth.ts';
 import { createMcpServer } from './mcp.server.ts';
+import { invalidParams } from './messages.ts';
 import type { RouteCatalog } from './route-catalog.ts';
 
 /** The paths of the agent-tool endpoint: `/v1/mcp` (with the API's prefix) and `/mcp` (the usual name). */
@@ -15,9 +18,17 @@ export const MCP_SERVER_VERSION = '1.0.0';
  * session) are 405: a stateless server has neither. Authentication is the REST one — a Bearer API
  * key, refused with 401 and a `WWW-Authenticate` challenge naming the protected-resource metadata
  * (RFC 9728, as the MCP authorization spec asks of HTTP transports).
+ *
+ * One JSON-RPC message per request: batches (an array body) are refused with -32600, as the MCP
+ * revisions since 2025-06-18 allow, so the per-key rate limit counts every message. The bytes the
+ * answer writes are charged to the key's answer budget (auth.ts) like any route's.
  */
 export function mcpRoutes(
-  deps: Pick<AppDeps, 'config' | 'fetcher'> & { app: FastifyInstance; catalog: RouteCatalog; pollMs?: number },
+  deps: Pick<AppDeps, 'config' | 'fetcher' | 'byteLimiter'> & {
+    app: FastifyInstance;
+    catalog: RouteCatalog;
+    pollMs?: number;
+  },
 ): FastifyPluginAsync {
   const metadataUrl = `${deps.config.publicUrl}/.well-known/oauth-protected-resource`;
   return async (app) => {
@@ -36,6 +47,20 @@ export function mcpRoutes(
       // JSON-RPC has its own ids; Idempotency-Key does not apply.
       const config = { permission: 'read', idempotency: false } as const;
       app.post(path, { config, schema: { hide: true } }, async (request, reply) => {
+        if (Array.isArray(request.body)) {
+          return reply.code(400).send({
+            jsonrpc: '2.0',
+            error: {
+              code: -32600,
+              message: 'Invalid Request: JSON-RPC batches are not supported; send one message per request',
+            },
+            id: null,
+          });
+        }
+        const problem = invalidParams(request.body);
+        if (problem) {
+          return reply.send({ jsonrpc: '2.0', id: problem.id, error: { code: -32602, message: problem.message } });
+        }
         const server = createMcpServer({
           app: deps.app,
           catalog: deps.catalog,
@@ -46,6 +71,7 @@ export function mcpRoutes(
         });
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
         reply.hijack();
+        countWritten(reply.raw, (bytes) => chargeAnswer(deps, request, bytes));
         reply.raw.on('close', () => {
           void transport.close();
           void server.close();
@@ -75,4 +101,24 @@ export function mcpRoutes(
       }
     }
   };
+}
+
+/** Calls `done` with the body bytes written to a raw response once it finishes or closes. */
+function countWritten(res: ServerResponse, done: (bytes: number) => void): void {
+  let bytes = 0;
+  const count = (chunk: unknown) => {
+    if (typeof chunk === 'string') bytes += Buffer.byteLength(chunk);
+    else if (chunk instanceof Uint8Array) bytes += chunk.length;
+  };
+  const write = res.write.bind(res);
+  const end = res.end.bind(res);
+  res.write = ((chunk: unknown, ...rest: never[]) => {
+    count(chunk);
+    return write(chunk as never, ...rest);
+  }) as typeof res.write;
+  res.end = ((chunk?: unknown, ...rest: never[]) => {
+    if (typeof chunk !== 'function') count(chunk);
+    return end(chunk as never, ...rest);
+  }) as typeof res.end;
+  res.once('close', () => done(bytes));
 }

@@ -5,7 +5,9 @@ import {
   type CallToolResult,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
   ReadResourceRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -23,7 +25,7 @@ import {
   TaskInput,
   WaitInput,
 } from './tasks.ts';
-import { inputSchemaOf, requestOf, ROUTE_TOOLS, type RouteTool, UnknownArguments } from './tools.ts';
+import { BadPathArgument, inputSchemaOf, requestOf, ROUTE_TOOLS, type RouteTool, UnknownArguments } from './tools.ts';
 
 /**
  * The agent-tool server (Model Context Protocol) of one HTTP request: every tool is a call of the
@@ -47,6 +49,8 @@ export interface McpServerDeps {
 /** Largest file assets_upload_from_url fetches, and assets_upload_base64 accepts (decoded). */
 export const MAX_TOOL_UPLOAD_BYTES = 50 * 1024 * 1024;
 const RESOURCE_TEMPLATE = 'atelier://assets/{assetId}';
+/** MCP's "resource not found" error code (server/resources in the MCP specification). */
+const RESOURCE_NOT_FOUND = -32002;
 
 interface RestResult {
   status: number;
@@ -231,7 +235,13 @@ export function createMcpServer(deps: McpServerDeps): Server {
     const brandId = str(args.brandId);
     if (kind.needsBrand && !brandId)
       return toolError(400, 'INVALID_REQUEST', `brandId is required for kind ${String(args.kind)}`);
-    return { path: kind.path(id, brandId) };
+    try {
+      return { path: kind.path(id, brandId) };
+    } catch (err) {
+      if (err instanceof BadPathArgument)
+        return toolError(400, 'INVALID_REQUEST', err.message, { fields: [err.field] });
+      throw err;
+    }
   }
 
   async function getTask(args: Record<string, unknown>): Promise<CallToolResult> {
@@ -314,6 +324,8 @@ export function createMcpServer(deps: McpServerDeps): Server {
       req = requestOf(entry.tool, entry.route, args);
     } catch (err) {
       if (err instanceof UnknownArguments) return toolError(400, 'INVALID_REQUEST', err.message, { fields: err.names });
+      if (err instanceof BadPathArgument)
+        return toolError(400, 'INVALID_REQUEST', err.message, { fields: [err.field] });
       throw err;
     }
     const r = await rest(req.method, req.url, req.body, req.headers);
@@ -338,12 +350,21 @@ export function createMcpServer(deps: McpServerDeps): Server {
     ],
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const m = /^atelier:\/\/assets\/([0-9a-fA-F-]{36})$/.exec(request.params.uri);
-    if (!m) throw new Error(`Unknown resource ${request.params.uri}; use ${RESOURCE_TEMPLATE}`);
+    const uri = request.params.uri;
+    const m =
+      /^atelier:\/\/assets\/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/.exec(uri);
+    if (!m) throw new McpError(RESOURCE_NOT_FOUND, `Unknown resource ${uri}; use ${RESOURCE_TEMPLATE}`, { uri });
     const r = await rest('GET', `/v1/assets/${m[1]}`);
     if (r.status >= 400) {
-      const b = r.body as { error?: { code?: string; message?: string } };
-      throw new Error(`${b.error?.code ?? r.status}: ${b.error?.message ?? 'not readable'}`);
+      const b = r.body as { requestId?: string; error?: { code?: string; message?: string } };
+      const code =
+        r.status === 404 ? RESOURCE_NOT_FOUND : r.status < 500 ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+      throw new McpError(code, b.error?.message ?? `HTTP ${r.status}`, {
+        uri,
+        status: r.status,
+        ...(b.error?.code ? { code: b.error.code } : {}),
+        ...(b.requestId ? { requestId: b.requestId } : {}),
+      });
     }
     return { contents: [{ uri: request.params.uri, mimeType: 'application/json', text: JSON.stringify(r.body) }] };
   });

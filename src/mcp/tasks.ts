@@ -1,6 +1,7 @@
 import type { ResourceKind } from '../events/changes.ts';
 import { isTerminalStatus } from '../events/publish.ts';
 import type { JsonSchema } from './route-catalog.ts';
+import { pathSegment } from './tools.ts';
 
 /**
  * The pollable resources (spec, Events: extraction, Brand DNA version, scene forge, environment
@@ -15,25 +16,27 @@ export interface TaskKind {
   needsBrand: boolean;
 }
 
-const enc = encodeURIComponent;
+/** The ids as path segments; BadPathArgument for one that is not an id (tools.ts). */
+const enc = (id: string) => pathSegment('id', id);
+const encBrand = (brandId: string | undefined) => pathSegment('brandId', brandId);
 
 /** One entry per resource kind that publishes changes (a kind added there must be added here). */
 export const TASK_KINDS: Readonly<Record<ResourceKind, TaskKind>> = {
   asset: { path: (id) => `/v1/assets/${enc(id)}`, needsBrand: false },
   extraction: { path: (id) => `/v1/assets/extract-from-url/${enc(id)}`, needsBrand: false },
   brand_dna_version: {
-    path: (id, b) => `/v1/brands/${enc(b ?? '')}/brand-dna/versions/${enc(id)}`,
+    path: (id, b) => `/v1/brands/${encBrand(b)}/brand-dna/versions/${enc(id)}`,
     needsBrand: true,
   },
   scene_forge: { path: (id) => `/v1/scene-forges/${enc(id)}`, needsBrand: false },
   environment_generation: { path: (id) => `/v1/environment-generations/${enc(id)}`, needsBrand: false },
   scene_prompt_enhancement: {
-    path: (id, b) => `/v1/brands/${enc(b ?? '')}/scene-forge-prompt-enhancements/${enc(id)}`,
+    path: (id, b) => `/v1/brands/${encBrand(b)}/scene-forge-prompt-enhancements/${enc(id)}`,
     needsBrand: true,
   },
   video_group: { path: (id) => `/v1/generated-videos-groups/${enc(id)}`, needsBrand: false },
   video_prompt_enhancement: {
-    path: (id, b) => `/v1/brands/${enc(b ?? '')}/image-to-video-prompt-enhancements/${enc(id)}`,
+    path: (id, b) => `/v1/brands/${encBrand(b)}/image-to-video-prompt-enhancements/${enc(id)}`,
     needsBrand: true,
   },
 };

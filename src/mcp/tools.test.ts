@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { RouteSchemas } from './route-catalog.ts';
 import { progressOf, statusOf, TASK_KINDS } from './tasks.ts';
-import { inputSchemaOf, requestOf, ROUTE_TOOLS, type RouteTool, UnknownArguments } from './tools.ts';
+import {
+  BadPathArgument,
+  inputSchemaOf,
+  pathSegment,
+  requestOf,
+  ROUTE_TOOLS,
+  type RouteTool,
+  UnknownArguments,
+} from './tools.ts';
 
 const route: RouteSchemas = {
   method: 'PUT',
@@ -71,5 +79,14 @@ describe('tasks', () => {
     );
     expect(progressOf({ status: 'processing', variations: [{ status: 'failed' }] })).toBe(0.99);
     expect(progressOf({ status: 'pending' })).toBe(0);
+  });
+});
+
+describe('pathSegment', () => {
+  it('encodes ids and refuses what is not one (dot segments, empty, not text)', () => {
+    expect(pathSegment('id', 'a/b c')).toBe('a%2Fb%20c');
+    expect(pathSegment('id', '%2e%2e')).toBe('%252e%252e');
+    for (const bad of ['', '.', '..', undefined, null, {}])
+      expect(() => pathSegment('id', bad)).toThrow(BadPathArgument);
   });
 });

@@ -337,13 +337,32 @@ export class UnknownArguments extends Error {
   }
 }
 
+/** A path parameter that cannot be one (empty, a dot segment, not text). */
+export class BadPathArgument extends Error {
+  constructor(readonly field: string) {
+    super(`${field} must be an id (a non-empty string that is not "." or "..")`);
+    this.name = 'BadPathArgument';
+  }
+}
+
+/**
+ * A value as one path segment: URL-encoded, and refused when it is empty or a dot segment (the
+ * in-process request would resolve `..` to the parent route before the route's id check).
+ */
+export function pathSegment(field: string, value: unknown): string {
+  if (typeof value !== 'string' && typeof value !== 'number') throw new BadPathArgument(field);
+  const text = String(value);
+  if (text === '' || text === '.' || text === '..') throw new BadPathArgument(field);
+  return encodeURIComponent(text);
+}
+
 /** Splits a tool call's arguments back into the route's params, query, body and headers. */
 export function requestOf(tool: RouteTool, route: RouteSchemas, args: Record<string, unknown>): RouteRequest {
   const names = (s?: JsonSchema) => new Set(Object.keys(s?.properties ?? {}));
   const params = names(route.params);
   const query = names(route.querystring);
   const bodyNames = names(route.body);
-  const path = tool.url.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(String(args[name] ?? '')));
+  const path = tool.url.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => pathSegment(name, args[name]));
   const search = new URLSearchParams();
   const body: Record<string, unknown> = {};
   const headers: Record<string, string> = {};

@@ -14,6 +14,8 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
+local force = ARGV[4] == '1'
 local s = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local tokens = tonumber(s[1])
 local at = tonumber(s[2])
@@ -22,9 +24,10 @@ if tokens == nil then tokens = burst; at = now end
 now = math.max(at, now)
 tokens = math.min(burst, tokens + (now - at) / 1000 * rate)
 local ok = 0
-if tokens >= 1 then tokens = tokens - 1; ok = 1 end
+if tokens >= cost then ok = 1 end
+if ok == 1 or force then tokens = math.max(-burst, tokens - cost) end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
-redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
+redis.call('PEXPIRE', KEYS[1], math.ceil(2 * burst / rate * 1000) + 1000)
 return {ok, tostring(tokens)}
 `;
 
@@ -41,22 +44,33 @@ export function createRedisRateLimiter(
   let redisDownUntil = 0;
   redis.defineCommand('atelierTake', { numberOfKeys: 1, lua: SCRIPT });
   const take = (
-    redis as unknown as { atelierTake(k: string, r: number, b: number): Promise<[number, string]> }
+    redis as unknown as {
+      atelierTake(k: string, r: number, b: number, cost: number, force: string): Promise<[number, string]>;
+    }
   ).atelierTake.bind(redis);
   return {
-    async take(key) {
-      if (Date.now() < redisDownUntil) return fallback.take(key);
+    async take(key, cost = 1) {
+      if (Date.now() < redisDownUntil) return fallback.take(key, cost);
       let reply: [number, string];
       try {
-        reply = await take(prefix + key, s.perSecond, s.burst);
+        reply = await take(prefix + key, s.perSecond, s.burst, cost, '0');
       } catch {
         redisDownUntil = Date.now() + 1000;
-        return fallback.take(key);
+        return fallback.take(key, cost);
       }
       const [ok, tokensText] = reply;
       const tokens = Number(tokensText);
-      if (ok === 1) return { ok: true, retryAfter: 0, remaining: Math.floor(tokens) };
-      return { ok: false, retryAfter: Math.max(1, Math.ceil((1 - tokens) / s.perSecond)), remaining: 0 };
+      if (ok === 1) return { ok: true, retryAfter: 0, remaining: Math.max(0, Math.floor(tokens)) };
+      return { ok: false, retryAfter: Math.max(1, Math.ceil((cost - tokens) / s.perSecond)), remaining: 0 };
+    },
+    async charge(key, cost) {
+      if (Date.now() < redisDownUntil) return fallback.charge(key, cost);
+      try {
+        await take(prefix + key, s.perSecond, s.burst, cost, '1');
+      } catch {
+        redisDownUntil = Date.now() + 1000;
+        await fallback.charge(key, cost);
+      }
     },
     async close() {
       await fallback.close();
