@@ -78,7 +78,7 @@ describe.each(dbKinds())('brands over HTTP (%s)', (kind) => {
     now = new Date(now.getTime() + ms);
   };
   /** Owner of the first organization, which is also the instance's platform admin. */
-  let admin: { organizationId: string; apiKey: string };
+  let admin: { organizationId: string; userId: string; apiKey: string };
   /** Owner of another organization (not a platform admin). */
   let other: { organizationId: string; apiKey: string };
   let viewerKey: string;
@@ -86,6 +86,7 @@ describe.each(dbKinds())('brands over HTTP (%s)', (kind) => {
   beforeAll(async () => {
     t = await createTestApp(kind, { clock: () => new Date(now), env: { ATELIER_PUBLIC_URL: PUBLIC_URL } });
     admin = await t.bootstrap({ orgName: 'Admin Org' });
+    await t.deps.access.setOperator(admin.userId, true);
     other = await t.bootstrap({ orgName: 'Other Org' });
     const viewer = await t.deps.access.addUser({ organizationId: admin.organizationId, name: 'Vi', role: 'viewer' });
     viewerKey = (await t.deps.access.createKey({ userId: viewer.id, name: 'viewer key' })).token;

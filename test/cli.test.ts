@@ -180,6 +180,20 @@ describe('atelier CLI (real processes)', () => {
       expect(await statusWith(created.apiKey)).toBe(401);
       expect(await statusWith(regenerated.apiKey)).toBe(403);
 
+      // Operator powers are an explicit grant, never a side effect of bootstrap.
+      const everyOrg = async () =>
+        (
+          await fetch(`${base}/v1/brands?all_organizations=true`, {
+            headers: { authorization: `Bearer ${regenerated.apiKey}` },
+          })
+        ).status;
+      expect(await everyOrg()).toBe(403);
+      expect(await admin('operator', 'add', user.id)).toMatchObject({ id: user.id, platformAdmin: true });
+      expect((await admin<{ id: string }[]>('operator', 'list')).map((u) => u.id)).toContain(user.id);
+      await expect.poll(everyOrg, { timeout: 10_000 }).toBe(200);
+      expect(await admin('operator', 'remove', user.id)).toMatchObject({ platformAdmin: false });
+      await expect.poll(everyOrg, { timeout: 10_000 }).toBe(403);
+
       expect((await admin('key', 'revoke', created.keyId)).revokedAt).toEqual(expect.any(String));
       expect(await statusWith(regenerated.apiKey)).toBe(401);
       const list = await atelier(['admin', 'key', 'list', '--org', org.id]);

@@ -104,6 +104,14 @@ describe('MCP server (Streamable HTTP, official SDK client)', () => {
         expect(covered, `${method.toUpperCase()} ${path} has no tool`).toContain(`${method.toUpperCase()} ${path}`);
       }
     }
+    // No cross-tenant switch is offered to an agent, even on an operator's key.
+    const brandsList = tools.find((x) => x.name === 'brands_list')!;
+    expect(Object.keys(brandsList.inputSchema.properties as Json)).not.toContain('all_organizations');
+    expect(brandsList.inputSchema.required ?? []).not.toContain('all_organizations');
+    const operator = await t.bootstrap({ orgName: 'Operator org' });
+    await t.deps.access.setOperator(operator.userId, true);
+    const r = await call(await connect(operator.apiKey), 'brands_list', { all_organizations: true });
+    expect(r.data.error).toMatchObject({ status: 400, code: 'INVALID_REQUEST', fields: ['all_organizations'] });
     // Both paths serve the same server.
     const v1 = await connect(key, '/v1/mcp');
     expect((await v1.listTools()).tools).toHaveLength(tools.length);

@@ -11,13 +11,16 @@ export const ADMIN_USAGE = `atelier admin <command>
   org list [--json]
   org set-plan <orgId> <planSlug> [--json]
   org set-overrides <orgId> <json> [--json]        e.g. '{"pools":{"image_generations":500}}'
-  user add --org ORG_ID --name NAME [--email E] [--role owner|admin|member|viewer] [--platform-admin] [--no-invite] [--json]
+  user add --org ORG_ID --name NAME [--email E] [--role owner|admin|member|viewer] [--no-invite] [--json]
                                                     with --email, prints a one-time console invite link (72 h)
   user invite <userId> [--json]                    a new one-time console invite link (older ones stop working)
   user set-password <userId>                       reads the console password from stdin (e.g. local setups)
   user list [--org ORG_ID] [--json]
-  user set-role <userId> <role> [--platform-admin|--no-platform-admin] [--json]
+  user set-role <userId> <role> [--json]
   user remove <userId>
+  operator add|remove <userId> [--json]            grant or withdraw instance-wide reads (all_organizations);
+                                                    never on a key you hand to an agent
+  operator list [--json]
   key create --user USER_ID [--name NAME] [--expires 30d|ISO] [--json]
   key list [--org ORG_ID] [--user USER_ID] [--json]
   key revoke <keyId> [--json]
@@ -64,13 +67,12 @@ export async function runAdmin(
       ...(values.org ? { orgName: values.org } : {}),
       ...(values.plan ? { planSlug: values.plan } : {}),
     });
-    const { platformAdmin, ...json } = r;
     print(
       values.json,
-      json,
+      r,
       [
         `Organization: ${r.organizationId}`,
-        `User (owner${platformAdmin ? ', platform admin' : ''}): ${r.userId}`,
+        `User (owner): ${r.userId}`,
         `API key (shown once, store it now): ${r.apiKey}`,
         '',
         `Try it: curl -H "Authorization: Bearer ${r.apiKey}" ${deps.config.publicUrl}/v1/brands`,
@@ -119,7 +121,6 @@ export async function runAdmin(
       name: { type: 'string' },
       email: { type: 'string' },
       role: { type: 'string' },
-      'platform-admin': { type: 'boolean' },
       invite: { type: 'boolean' },
       json: { type: 'boolean' },
     });
@@ -130,7 +131,6 @@ export async function runAdmin(
         name: values.name,
         email: values.email ?? null,
         role: values.role ?? 'member',
-        platformAdmin: values['platform-admin'] ?? false,
       });
       const added = `User ${user.id} "${user.name}" (${user.role}) in ${user.organizationId}`;
       if (!user.email || values.invite === false) {
@@ -173,21 +173,34 @@ export async function runAdmin(
       );
     }
     if (action === 'set-role') {
-      const user = await access.setRole(
-        positional(positionals, 0, 'userId'),
-        positional(positionals, 1, 'role'),
-        values['platform-admin'],
-      );
-      return print(
-        values.json,
-        user,
-        `User ${user.id} is now ${user.role}${user.platformAdmin ? ' (platform admin)' : ''}`,
-      );
+      const user = await access.setRole(positional(positionals, 0, 'userId'), positional(positionals, 1, 'role'));
+      return print(values.json, user, `User ${user.id} is now ${user.role}${user.platformAdmin ? ' (operator)' : ''}`);
     }
     if (action === 'remove') {
       const id = positional(positionals, 0, 'userId');
       await access.removeUser(id);
       return print(values.json, { removed: id }, `User ${id} removed; their keys no longer work`);
+    }
+  }
+  if (group === 'operator') {
+    const { values, positionals } = parse(rest, { json: { type: 'boolean' } });
+    if (action === 'add' || action === 'remove') {
+      const user = await access.setOperator(positional(positionals, 0, 'userId'), action === 'add');
+      return print(
+        values.json,
+        user,
+        action === 'add'
+          ? `User ${user.id} is now an operator: their keys may read every organization (all_organizations)`
+          : `User ${user.id} is no longer an operator`,
+      );
+    }
+    if (action === 'list') {
+      const operators = (await access.listUsers()).filter((u) => u.platformAdmin);
+      return print(
+        values.json,
+        operators,
+        operators.map((u) => `${u.id}  ${u.organizationId}  ${u.name}`).join('\n') || '(none)',
+      );
     }
   }
   if (group === 'key') {

@@ -392,7 +392,7 @@ function buildToolCatalog(catalog: RouteCatalog) {
     const route = catalog.get(tool.method, tool.url);
     if (!route) throw new Error(`MCP tool ${tool.name}: no route ${tool.method} ${tool.url}`);
     const extraMembers = Object.fromEntries(Object.entries(tool.headers ?? {}).map(([k, v]) => [k, v.schema]));
-    return { tool, route, inputSchema: inputSchemaOf(route, extraMembers) };
+    return { tool, route, inputSchema: inputSchemaOf(route, extraMembers, tool.omit) };
   });
   const byName = new Map(routeTools.map((t) => [t.tool.name, t]));
 

@@ -16,6 +16,8 @@ export interface RouteTool {
   poll?: string;
   /** Extra members that go in headers (name → header). */
   headers?: Record<string, { header: string; schema: JsonSchema }>;
+  /** Route members the tool does not offer (operator switches: an agent's key never needs them). */
+  omit?: readonly string[];
 }
 
 const brand = 'brandId is a brand of your organization (brands_list).';
@@ -27,6 +29,7 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     method: 'GET',
     url: '/v1/brands',
     about: 'List the brands of your organization, newest first, with paging.',
+    omit: ['all_organizations'],
   },
   {
     name: 'brands_get',
@@ -296,17 +299,25 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
   },
 ];
 
-/** A route's params, query and body members as one flat object schema (throws on a name used twice). */
-export function inputSchemaOf(route: RouteSchemas, extra: Record<string, JsonSchema> = {}): JsonSchema {
+/**
+ * A route's params, query and body members as one flat object schema, less `omit` (throws on a
+ * name used twice).
+ */
+export function inputSchemaOf(
+  route: RouteSchemas,
+  extra: Record<string, JsonSchema> = {},
+  omit: readonly string[] = [],
+): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const part of [route.params, route.querystring, route.body, { type: 'object', properties: extra }]) {
     if (!part?.properties) continue;
     for (const [name, schema] of Object.entries(part.properties)) {
+      if (omit.includes(name)) continue;
       if (name in properties) throw new Error(`${route.method} ${route.url}: member "${name}" appears twice`);
       properties[name] = schema;
     }
-    required.push(...(part.required ?? []));
+    required.push(...(part.required ?? []).filter((name) => !omit.includes(name)));
   }
   return {
     type: 'object',
@@ -358,7 +369,8 @@ export function pathSegment(field: string, value: unknown): string {
 
 /** Splits a tool call's arguments back into the route's params, query, body and headers. */
 export function requestOf(tool: RouteTool, route: RouteSchemas, args: Record<string, unknown>): RouteRequest {
-  const names = (s?: JsonSchema) => new Set(Object.keys(s?.properties ?? {}));
+  const names = (s?: JsonSchema) =>
+    new Set(Object.keys(s?.properties ?? {}).filter((name) => !tool.omit?.includes(name)));
   const params = names(route.params);
   const query = names(route.querystring);
   const bodyNames = names(route.body);

@@ -76,14 +76,6 @@ export function createAccessRepo(db: Database) {
       if (orgId) q = q.where('organization_id', '=', orgId);
       return q.orderBy('created_at').orderBy('id').execute();
     },
-    async countPlatformAdmins() {
-      const r = await k
-        .selectFrom('users')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('platform_admin', '=', 1)
-        .executeTakeFirstOrThrow();
-      return Number(r.n);
-    },
     async updateUser(id: string, patch: Partial<Pick<UserRow, 'role' | 'platform_admin' | 'updated_at'>>) {
       return affected(await k.updateTable('users').set(patch).where('id', '=', id).executeTakeFirst());
     },

@@ -28,14 +28,16 @@ describe('access service (SQLite)', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('makes the first bootstrapped user of an instance its only platform admin', async () => {
+  it('bootstraps an owner without operator powers; those are a separate grant', async () => {
     const first = await access.bootstrap({});
     const second = await access.bootstrap({ orgName: 'Second', planSlug: 'free' });
-    expect(first.platformAdmin).toBe(true);
-    expect(second.platformAdmin).toBe(false);
     const users = await access.listUsers();
-    expect(users.find((u) => u.id === first.userId)).toMatchObject({ role: 'owner', platformAdmin: true });
+    expect(users.find((u) => u.id === first.userId)).toMatchObject({ role: 'owner', platformAdmin: false });
     expect((await access.getOrganization(second.organizationId))?.planSlug).toBe('free');
+    expect(await access.setOperator(first.userId, true)).toMatchObject({ platformAdmin: true });
+    const token = first.apiKey;
+    expect((await access.authenticate(token))?.platformAdmin).toBe(true);
+    expect(await access.setOperator(first.userId, false)).toMatchObject({ platformAdmin: false });
   });
 
   it('refuses bad input with an AccessError that says what is wrong', async () => {

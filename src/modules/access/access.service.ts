@@ -158,13 +158,7 @@ export function createAccessService({ repo, clock, plans, env, cache = noCache }
       await repo.updateOrg(orgId, { overrides: toJson(parsed), updated_at: now() });
       return toOrg(await mustOrg(orgId));
     },
-    async addUser(input: {
-      organizationId: string;
-      name: string;
-      email?: string | null;
-      role: string;
-      platformAdmin?: boolean;
-    }): Promise<User> {
+    async addUser(input: { organizationId: string; name: string; email?: string | null; role: string }): Promise<User> {
       const role = checkRole(input.role);
       await mustOrg(input.organizationId);
       const name = input.name.trim();
@@ -176,7 +170,7 @@ export function createAccessService({ repo, clock, plans, env, cache = noCache }
         name,
         email: input.email ?? null,
         role,
-        platform_admin: toBool(input.platformAdmin ?? false),
+        platform_admin: 0,
         created_at: t,
         updated_at: t,
       };
@@ -186,14 +180,10 @@ export function createAccessService({ repo, clock, plans, env, cache = noCache }
     async listUsers(orgId?: string): Promise<User[]> {
       return (await repo.listUsers(orgId)).map(toUser);
     },
-    async setRole(userId: string, role: string, platformAdmin?: boolean): Promise<User> {
+    async setRole(userId: string, role: string): Promise<User> {
       const r = checkRole(role);
       await mustUser(userId);
-      await repo.updateUser(userId, {
-        role: r,
-        ...(platformAdmin === undefined ? {} : { platform_admin: toBool(platformAdmin) }),
-        updated_at: now(),
-      });
+      await repo.updateUser(userId, { role: r, updated_at: now() });
       return toUser(await mustUser(userId));
     },
     /** Removes a user; their keys stop working on their next use. */
@@ -249,23 +239,24 @@ export function createAccessService({ repo, clock, plans, env, cache = noCache }
       return { key: toKeyInfo(await mustKey(keyId)), token: formatToken(key.env, keyId, secret) };
     },
     /**
-     * Creates an organization, its owner and a key. The first user of an instance is also its
-     * platform admin (may list all organizations), as in most self-hosted servers.
+     * Creates an organization, its owner and a key. The owner has no operator powers (instance-wide
+     * reads such as `all_organizations`): those are granted apart (`setOperator`), never on the key
+     * a quickstart hands to an agent.
      */
     async bootstrap(input: { orgName?: string; planSlug?: string; userName?: string }) {
-      const firstAdmin = (await repo.countPlatformAdmins()) === 0;
       const org = await service.createOrganization({
         name: input.orgName ?? 'Default organization',
         planSlug: input.planSlug ?? 'enterprise',
       });
-      const user = await service.addUser({
-        organizationId: org.id,
-        name: input.userName ?? 'Owner',
-        role: 'owner',
-        platformAdmin: firstAdmin,
-      });
+      const user = await service.addUser({ organizationId: org.id, name: input.userName ?? 'Owner', role: 'owner' });
       const { token } = await service.createKey({ userId: user.id, name: 'bootstrap' });
-      return { organizationId: org.id, userId: user.id, apiKey: token, platformAdmin: firstAdmin };
+      return { organizationId: org.id, userId: user.id, apiKey: token };
+    },
+    /** Grants or withdraws a user's operator powers (the platform admin flag). */
+    async setOperator(userId: string, operator: boolean): Promise<User> {
+      await mustUser(userId);
+      await repo.updateUser(userId, { platform_admin: toBool(operator), updated_at: now() });
+      return toUser(await mustUser(userId));
     },
     /** Resolves a bearer token to a principal, or null for any reason a key is not valid now. */
     async authenticate(token: string): Promise<Principal | null> {
