@@ -128,14 +128,19 @@ describe.each(dbKinds())('web console (%s)', (kind) => {
     expect(wrong.json().error.code).toBe('INVALID_CREDENTIALS');
   });
 
-  it('throttles after 5 failures per email and 20 per address, for 15 minutes', async () => {
+  it('throttles 5 failures per account and address, 20 per address, for 15 minutes; never locks the account for everyone', async () => {
     await addUser('viewer', 'vic@example.com');
-    for (let i = 0; i < 5; i++) expect((await login('vic@example.com', 'wrong password!')).statusCode).toBe(401);
-    const blocked = await login('vic@example.com');
+    const attacker = '203.0.113.66';
+    for (let i = 0; i < 5; i++) {
+      expect((await login('vic@example.com', 'wrong password!', attacker)).statusCode).toBe(401);
+    }
+    const blocked = await login('vic@example.com', PASSWORD, attacker);
     expect(blocked.statusCode).toBe(429);
     expect(blocked.json().error.code).toBe('TOO_MANY_ATTEMPTS');
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(blocked.headers['retry-after'])).toBeLessThanOrEqual(900);
+    // The owner, from their own address, still signs in.
+    expect((await login('vic@example.com', PASSWORD, '198.51.100.20')).statusCode).toBe(200);
 
     const address = '192.0.2.7';
     for (let i = 0; i < 20; i++) {
@@ -147,8 +152,27 @@ describe.each(dbKinds())('web console (%s)', (kind) => {
     const before = now;
     now = new Date(now.getTime() + 15 * 60_000 + 1000);
     try {
-      expect((await login('vic@example.com')).statusCode).toBe(200);
+      expect((await login('vic@example.com', PASSWORD, attacker)).statusCode).toBe(200);
       expect((await login('max@example.com', PASSWORD, address)).statusCode).toBe(200);
+    } finally {
+      now = before;
+    }
+  });
+
+  it('slows guessing on one account from many addresses with a growing wait, not a lock', async () => {
+    await addUser('viewer', 'wes@example.com');
+    for (let i = 0; i < 10; i++) expect((await login('wes@example.com', 'wrong password!')).statusCode).toBe(401);
+    const before = now;
+    try {
+      let waiting = await login('wes@example.com');
+      expect(waiting.statusCode).toBe(429);
+      expect(waiting.headers['retry-after']).toBe('1'); // 2^(10 − 10) s after the latest failure
+      now = new Date(now.getTime() + 1500);
+      expect((await login('wes@example.com', 'wrong password!')).statusCode).toBe(401);
+      waiting = await login('wes@example.com');
+      expect(waiting.headers['retry-after']).toBe('2');
+      now = new Date(now.getTime() + 2500);
+      expect((await login('wes@example.com')).statusCode).toBe(200);
     } finally {
       now = before;
     }

@@ -8,6 +8,8 @@ import { createBrand, uploadCompleteAssets } from './helpers/upload.ts';
  * work or quota, 422 on reuse with another request, 409 while the first runs, per-organization
  * keys, nothing stored for a request the schema refuses, and expiry after 24 hours.
  */
+const MISSING_ID = '0b6f7f0e-3c1f-4d7a-9d55-2f6f3f4e5a6b';
+
 describe.each(dbKinds())('Idempotency-Key (%s)', (kind) => {
   let t: TestApp;
   let key: string;
@@ -58,6 +60,16 @@ describe.each(dbKinds())('Idempotency-Key (%s)', (kind) => {
     expect(again.json()).toEqual(first.json());
     expect(again.headers.location).toBe(first.headers.location);
     expect(await brandCount()).toBe(before + 1);
+  });
+
+  it('a replayed error names the first request in both its body and its x-request-id header', async () => {
+    const first = await post('/v1/brands', { ...brandBody(), logoAssetId: MISSING_ID }, 'bad-logo-1');
+    expect(first.statusCode).toBeGreaterThanOrEqual(400);
+    expect(first.statusCode).toBeLessThan(500);
+    const again = await post('/v1/brands', { ...brandBody(), logoAssetId: MISSING_ID }, 'bad-logo-1');
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().requestId).toBe(first.json().requestId);
+    expect(again.headers['x-request-id']).toBe(first.json().requestId);
   });
 
   it('keeps quota: a replayed scene forge takes no new image_generations units', async () => {

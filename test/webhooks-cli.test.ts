@@ -170,6 +170,9 @@ describe('atelier admin webhook (real processes)', () => {
         [['--org', orgId, '--url', 'file:///etc/passwd'], 1, 'must be http or https'],
         [['--org', 'nope', '--url', 'https://example.com/hook'], 1, 'no organization nope'],
         [['--org', orgId, '--url', 'https://example.com/hook', '--events', 'Everything!'], 1, 'is not an event type'],
+        [['--org', orgId, '--url', 'https://example.com/hook', '--events', ''], 1, 'names no event'],
+        [['--org', orgId, '--url', 'https://example.com/hook', '--events', ' , '], 1, 'names no event'],
+        [['--org', orgId, '--url', `https://example.com/${'a'.repeat(2100)}`], 1, 'at most 2048 characters'],
         [['--org', orgId], 2, 'webhook add needs --org and --url'],
       ] as const) {
         const r = await atelier(['admin', 'webhook', 'add', ...args]);

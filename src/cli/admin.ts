@@ -274,7 +274,7 @@ async function runWebhook(action: string | undefined, rest: string[], deps: Deps
     const { endpoint, secret } = await webhooks.addEndpoint({
       orgId: values.org,
       url: values.url,
-      events: values.events ? values.events.split(',') : [],
+      ...(values.events !== undefined ? { events: values.events.split(',') } : {}),
       description: values.description ?? null,
     });
     return print(

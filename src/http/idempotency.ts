@@ -18,8 +18,11 @@ declare module 'fastify' {
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** An in-progress key older than this is taken to be abandoned (its process died). */
 export const IDEMPOTENCY_LOCK_MS = 2 * 60 * 1000;
-/** Response headers replayed with the stored body. */
-const REPLAYED_HEADERS = ['content-type', 'location', 'etag', 'retry-after'];
+/**
+ * Response headers replayed with the stored body. `x-request-id` is the first request's, so a
+ * replay's header and its body's `requestId` name the same request (the one that did the work).
+ */
+const REPLAYED_HEADERS = ['content-type', 'location', 'etag', 'retry-after', 'x-request-id'];
 
 /**
  * `Idempotency-Key` on every authenticated POST: the first request with a key runs and its

@@ -129,15 +129,19 @@ export function createConsoleRepo(db: Database) {
         org: { id: r.o_id, name: r.o_name, plan_slug: r.o_plan_slug, overrides: r.o_overrides },
       };
     },
-    /** Failed sign-ins in a bucket since `since`: how many, and the oldest. */
+    /** Failed sign-ins in a bucket since `since`: how many, the oldest and the newest. */
     async failures(bucket: string, since: string) {
       const r = await k
         .selectFrom('login_failures')
         .where('bucket', '=', bucket)
         .where('at', '>', since)
-        .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min<string>('at').as('oldest')])
+        .select((eb) => [
+          eb.fn.countAll<number>().as('n'),
+          eb.fn.min<string>('at').as('oldest'),
+          eb.fn.max<string>('at').as('newest'),
+        ])
         .executeTakeFirstOrThrow();
-      return { count: Number(r.n), oldest: r.oldest as string | null };
+      return { count: Number(r.n), oldest: r.oldest as string | null, newest: r.newest as string | null };
     },
     async recordFailure(buckets: string[], at: string) {
       await k

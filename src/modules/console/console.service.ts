@@ -17,8 +17,22 @@ export const SESSION_TTL_MS = 12 * 3_600_000;
 export const INVITE_TTL_MS = 72 * 3_600_000;
 /** Failed sign-ins counted per email and per client address within this window. */
 export const THROTTLE_WINDOW_MS = 15 * 60_000;
+/** Failures one address may make on one account in the window (then 429 for that address only). */
 export const MAX_FAILURES_PER_EMAIL = 5;
 export const MAX_FAILURES_PER_IP = 20;
+/**
+ * Failures on one account from every address before each further attempt waits: 2^(n − this)
+ * seconds after the latest failure, at most ACCOUNT_BACKOFF_MAX_S. A backoff, not a lock: guessing
+ * from many addresses slows to a crawl while the owner can still sign in after a short wait.
+ */
+export const ACCOUNT_BACKOFF_AFTER = 10;
+export const ACCOUNT_BACKOFF_MAX_S = 300;
+
+/** Seconds an account must wait after its latest failure, given its failures in the window. Pure. */
+export function accountBackoffSeconds(failures: number): number {
+  if (failures < ACCOUNT_BACKOFF_AFTER) return 0;
+  return Math.min(ACCOUNT_BACKOFF_MAX_S, 2 ** (failures - ACCOUNT_BACKOFF_AFTER));
+}
 
 export const SESSION_COOKIE = 'atelier_session';
 
@@ -74,7 +88,11 @@ export function createConsoleService({ repo, access, clock, config }: ConsoleSer
 
   function tooMany(oldest: string | null): AppError {
     const until = (oldest ? Date.parse(oldest) : clock().getTime()) + THROTTLE_WINDOW_MS;
-    const retryAfter = Math.max(1, Math.ceil((until - clock().getTime()) / 1000));
+    return tooManyFor(Math.ceil((until - clock().getTime()) / 1000));
+  }
+
+  function tooManyFor(seconds: number): AppError {
+    const retryAfter = Math.max(1, seconds);
     return new AppError(
       429,
       'TOO_MANY_ATTEMPTS',
@@ -111,23 +129,35 @@ export function createConsoleService({ repo, access, clock, config }: ConsoleSer
   }
 
   return {
-    /** Email + password → a new session; throttled per email and per client address. */
+    /**
+     * Email + password → a new session; throttled per account and address (a lock for that
+     * address), per address, and per account from every address (a growing wait, not a lock).
+     */
     async login(email: string, password: string, ip: string) {
-      const emailBucket = `email:${email.trim().toLowerCase()}`;
+      const account = email.trim().toLowerCase();
+      const emailBucket = `email:${account}`;
+      const pairBucket = `email-ip:${account}|${ip}`;
       const ipBucket = `ip:${ip}`;
       const since = new Date(clock().getTime() - THROTTLE_WINDOW_MS).toISOString();
-      const byEmail = await repo.failures(emailBucket, since);
-      if (byEmail.count >= MAX_FAILURES_PER_EMAIL) throw tooMany(byEmail.oldest);
+      const byPair = await repo.failures(pairBucket, since);
+      if (byPair.count >= MAX_FAILURES_PER_EMAIL) throw tooMany(byPair.oldest);
       const byIp = await repo.failures(ipBucket, since);
       if (byIp.count >= MAX_FAILURES_PER_IP) throw tooMany(byIp.oldest);
+      const byEmail = await repo.failures(emailBucket, since);
+      const wait = accountBackoffSeconds(byEmail.count);
+      if (wait > 0 && byEmail.newest) {
+        const left = Math.ceil((Date.parse(byEmail.newest) + wait * 1000 - clock().getTime()) / 1000);
+        if (left > 0) throw tooManyFor(left);
+      }
       const found = await repo.findLogin(email.trim());
       // Unknown emails pay the same scrypt as known ones.
       const ok = await verifyPassword(password, found?.password_hash ?? (await dummyHash()));
       if (!found || !ok) {
-        await repo.recordFailure([emailBucket, ipBucket], now());
+        await repo.recordFailure([emailBucket, pairBucket, ipBucket], now());
         throw invalidCredentials();
       }
       await repo.clearFailures(emailBucket);
+      await repo.clearFailures(pairBucket);
       return startSession(found.user_id);
     },
 

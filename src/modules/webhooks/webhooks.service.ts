@@ -84,8 +84,13 @@ export const toDelivery = (r: DeliveryRow): WebhookDelivery => ({
   deliveredAt: r.delivered_at,
 });
 
-/** Checks an operator's URL: http(s), a host, no credentials. Its address is checked at delivery. */
+/** Longest webhook URL accepted (characters). */
+export const MAX_ENDPOINT_URL = 2048;
+
+/** Checks an operator's URL: http(s), a host, no credentials, bounded. Its address is checked at delivery. */
 export function checkEndpointUrl(raw: string): string {
+  if (raw.length > MAX_ENDPOINT_URL)
+    throw new AccessError(`webhook URLs may be at most ${MAX_ENDPOINT_URL} characters`);
   let url: URL;
   try {
     url = new URL(raw);
@@ -97,6 +102,9 @@ export function checkEndpointUrl(raw: string): string {
   }
   if (url.username || url.password) throw new AccessError('webhook URLs may not carry a user name or password');
   if (!url.hostname) throw new AccessError('the webhook URL has no host');
+  if (url.href.length > MAX_ENDPOINT_URL) {
+    throw new AccessError(`webhook URLs may be at most ${MAX_ENDPOINT_URL} characters`);
+  }
   return url.href;
 }
 
@@ -266,6 +274,9 @@ export function createWebhooksService(
       const url = checkEndpointUrl(input.url);
       if (!(await deps.orgExists(input.orgId))) throw new AccessError(`no organization ${input.orgId}`);
       const events = [...new Set((input.events ?? []).map((e) => e.trim()).filter(Boolean))];
+      if (input.events !== undefined && events.length === 0) {
+        throw new AccessError('the event list names no event: name at least one, or leave it out for every event');
+      }
       for (const e of events) {
         if (!EVENT_FILTER_RE.test(e)) {
           throw new AccessError(`"${e}" is not an event type (e.g. scene_forge.completed or scene_forge.*)`);

@@ -144,6 +144,7 @@ describe('webhook events', () => {
       'javascript:alert(1)',
       'nope',
       'https://u:p@x.com/',
+      `https://example.com/${'a'.repeat(2048)}`,
     ]) {
       expect(() => checkEndpointUrl(bad)).toThrow();
     }
