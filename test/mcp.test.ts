@@ -85,10 +85,15 @@ describe('MCP server (Streamable HTTP, official SDK client)', () => {
     for (const extra of ['assets_upload_from_url', 'assets_upload_base64', 'get_task', 'wait_for_task']) {
       expect(names).toContain(extra);
     }
+    // An agent's context is the budget: the whole list stays small.
+    expect(JSON.stringify(tools).length).toBeLessThan(28_000);
     const scenes = tools.find((x) => x.name === 'scenes_create')!;
-    expect(scenes.inputSchema.required).toEqual(
-      expect.arrayContaining(['brandId', 'blendingPrompt', 'promptIsEnhanced']),
-    );
+    expect(scenes.inputSchema.required).toEqual(['brandId', 'blendingPrompt']);
+    // Optional members are optional (defaults), ids are named for what they are.
+    expect(tools.find((x) => x.name === 'brands_list')!.inputSchema.required ?? []).toEqual([]);
+    expect(tools.find((x) => x.name === 'scenes_refine')!.inputSchema.required).toContain('sceneForgeId');
+    const model = (tools.find((x) => x.name === 'videos_generate')!.inputSchema.properties as Json).model;
+    expect(model.description).toMatch(/-8: from reference/);
     expect((scenes.inputSchema.properties as Json).blendingPrompt).toMatchObject({ type: 'string', maxLength: 2500 });
     expect(scenes.description).toMatch(/wait_for_task/);
     const video = tools.find((x) => x.name === 'videos_generate')!;
@@ -98,6 +103,20 @@ describe('MCP server (Streamable HTTP, official SDK client)', () => {
     // Every route of the developer surface has its tool (console-only and signed-link routes do not).
     const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as Json;
     const covered = new Set(ROUTE_TOOLS.map((x) => `${x.method} ${x.url.replace(/:(\w+)/g, '{$1}')}`));
+    // Reads of one pollable resource are get_task / wait_for_task; the legacy flat DNA view is dna_active_get's.
+    for (const read of [
+      '/v1/assets/{assetId}',
+      '/v1/assets/extract-from-url/{extractionId}',
+      '/v1/brands/{brandId}/brand-dna/versions/{versionId}',
+      '/v1/scene-forges/{id}',
+      '/v1/environment-generations/{id}',
+      '/v1/brands/{brandId}/scene-forge-prompt-enhancements/{id}',
+      '/v1/generated-videos-groups/{generatedVideosGroupId}',
+      '/v1/brands/{brandId}/image-to-video-prompt-enhancements/{id}',
+      '/v1/brands/{brandId}/dna',
+    ]) {
+      covered.add(`GET ${read}`);
+    }
     for (const [path, ops] of Object.entries<Json>(doc.paths)) {
       for (const [method, op] of Object.entries<Json>(ops)) {
         if ((op.tags ?? []).some((tag: string) => tag === 'console' || tag === 'Storage')) continue;
@@ -119,6 +138,15 @@ describe('MCP server (Streamable HTTP, official SDK client)', () => {
 
   it('goes from a product photo to a scene and a video with tools alone, waiting with progress', async () => {
     const client = await connect(key);
+    const sizes: Record<string, number> = {};
+    const ok = async (c: Client, name: string, args: Json = {}) => {
+      const r = await call(c, name, args);
+      expect(r.isError, `${name}: ${r.text}`).toBe(false);
+      // One text item, pure JSON, small enough for an agent's context.
+      expect(JSON.parse(r.text)).toEqual(r.data);
+      sizes[name] = Math.max(sizes[name] ?? 0, r.text.length);
+      return r.data;
+    };
     const brand = await ok(client, 'brands_create', {
       name: 'Solidus',
       industry: 'Apparel',
@@ -148,6 +176,22 @@ describe('MCP server (Streamable HTTP, official SDK client)', () => {
     )) as Json;
     expect(done.isError).toBeFalsy();
     expect(done.structuredContent).toMatchObject({ done: true, status: 'completed' });
+    expect(done.content).toHaveLength(1);
+    sizes.wait_for_scene_forge = done.content[0].text.length;
+    // The compact view keeps what an agent acts on; view "full" gives the REST answer.
+    expect(done.structuredContent.resource.variations[0].critique[0]).toMatchObject({
+      score_name: expect.any(String),
+      summary: expect.stringMatching(/\/100/),
+    });
+    const full = (await ok(client, 'get_task', { kind: 'scene_forge', id: forge.sceneForgeId, view: 'full' })).resource;
+    expect(full.variations[0].critique.recommendations.length).toBeGreaterThan(0);
+    sizes.get_task = 0; // the full view was asked for: not bounded
+    await ok(client, 'scenes_refine', {
+      sceneForgeId: forge.sceneForgeId,
+      generatedImageId: full.variations.find((v: Json) => v.status === 'completed').generatedImageId,
+    });
+    await ok(client, 'wait_for_task', { kind: 'scene_forge', id: forge.sceneForgeId, timeoutSeconds: 120 });
+    await ok(client, 'scenes_list', { brandId: brand.id });
     expect(progress.length).toBeGreaterThan(0);
     expect(progress.at(-1)).toBe(100);
     const variation = done.structuredContent.resource.variations.find((v: Json) => v.status === 'completed');
@@ -182,6 +226,8 @@ describe('MCP server (Streamable HTTP, official SDK client)', () => {
 
     const usage = await ok(client, 'usage_get');
     expect(usage.data.pools.video_seconds.usage).toBe(2);
+    for (const [name, size] of Object.entries(sizes))
+      expect(size, `${name} answered ${size} bytes`).toBeLessThan(8_000);
   }, 240_000);
 
   it('calls every route tool: each reaches its REST route (its answer or its REST error, with a requestId)', async () => {
@@ -241,7 +287,7 @@ describe('MCP server (Streamable HTTP, official SDK client)', () => {
     expect(r.data.error.code).toBe('BRAND_NOT_FOUND');
     r = await call(client, 'scenes_create', { brandId: mine.id, blendingPrompt: '', promptIsEnhanced: false });
     expect(r.data.error).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
-    r = await call(client, 'scenes_get', { id: MISSING, nonsense: 1 });
+    r = await call(client, 'scenes_refine', { sceneForgeId: MISSING, generatedImageId: MISSING, nonsense: 1 });
     expect(r.data.error).toMatchObject({ status: 400, code: 'INVALID_REQUEST', fields: ['nonsense'] });
     r = await call(client, 'get_task', { kind: 'video_prompt_enhancement', id: MISSING });
     expect(r.data.error.message).toMatch(/brandId is required/);
@@ -305,8 +351,8 @@ describe('MCP server (Streamable HTTP, official SDK client)', () => {
     for (const [name, args] of [
       ['brands_get', { brandId: '.' }],
       ['brands_get', { brandId: '..' }],
-      ['scene_prompt_get', { brandId: brand.id, id: '..' }],
-      ['scenes_get', { id: '' }],
+      ['scenes_react', { sceneForgeId: '..', generatedImageId: MISSING, liked: true }],
+      ['scenes_refine', { sceneForgeId: '', generatedImageId: MISSING }],
     ] as const) {
       const r = await call(client, name, args);
       expect(r.isError, `${name} ${JSON.stringify(args)}: ${r.text}`).toBe(true);

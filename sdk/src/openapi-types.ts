@@ -604,7 +604,7 @@ export interface GeneratedVideo {
   width: number;
   height: number;
   enableAudio: boolean;
-  /** Video model; default video-model-7 */
+  /** Video model (default video-model-7). video-model-1: start frame only, 5/10 s; -2: + end frame; -3: with audio, 4–8 s; -4: audio + end frame, 4–8 s; -5: end frame, 5/10 s; -6: audio, 6/10 s; -7: end frame, audio, up to 4K, 5–10 s; -8: from reference images/videos, no start frame, 6–30 s; -9: end frame, audio, up to 4K, 4–10 s; optimized: end frame and 1–5 intermediate frames, 5–30 s. */
   model: "video-model-1" | "video-model-2" | "video-model-3" | "video-model-4" | "video-model-5" | "video-model-6" | "video-model-7" | "video-model-8" | "video-model-9" | "optimized";
   duration: number;
   asset?: GenerationAssetRef;
@@ -643,7 +643,7 @@ export interface GeneratedVideosGroup {
   };
   enableAudio: boolean;
   useBrandDna: boolean;
-  /** Video model; default video-model-7 */
+  /** Video model (default video-model-7). video-model-1: start frame only, 5/10 s; -2: + end frame; -3: with audio, 4–8 s; -4: audio + end frame, 4–8 s; -5: end frame, 5/10 s; -6: audio, 6/10 s; -7: end frame, audio, up to 4K, 5–10 s; -8: from reference images/videos, no start frame, 6–30 s; -9: end frame, audio, up to 4K, 4–10 s; optimized: end frame and 1–5 intermediate frames, 5–30 s. */
   model: "video-model-1" | "video-model-2" | "video-model-3" | "video-model-4" | "video-model-5" | "video-model-6" | "video-model-7" | "video-model-8" | "video-model-9" | "optimized";
   /** Seconds */
   duration: number;
@@ -694,7 +694,7 @@ export interface ImageToVideoPromptEnhancement {
   /** Kept so a client can undo */
   originalPrompt: string;
   aspectRatio: "16:9" | "9:16";
-  /** Video model; default video-model-7 */
+  /** Video model (default video-model-7). video-model-1: start frame only, 5/10 s; -2: + end frame; -3: with audio, 4–8 s; -4: audio + end frame, 4–8 s; -5: end frame, 5/10 s; -6: audio, 6/10 s; -7: end frame, audio, up to 4K, 5–10 s; -8: from reference images/videos, no start frame, 6–30 s; -9: end frame, audio, up to 4K, 4–10 s; optimized: end frame and 1–5 intermediate frames, 5–30 s. */
   model: "video-model-1" | "video-model-2" | "video-model-3" | "video-model-4" | "video-model-5" | "video-model-6" | "video-model-7" | "video-model-8" | "video-model-9" | "optimized";
   /** Seconds (the model’s default when omitted) */
   duration: number;
@@ -2425,7 +2425,7 @@ export interface Operations {
       };
       /** Default false; rejected for models without audio */
       enableAudio?: boolean;
-      /** Video model; default video-model-7 */
+      /** Video model (default video-model-7). video-model-1: start frame only, 5/10 s; -2: + end frame; -3: with audio, 4–8 s; -4: audio + end frame, 4–8 s; -5: end frame, 5/10 s; -6: audio, 6/10 s; -7: end frame, audio, up to 4K, 5–10 s; -8: from reference images/videos, no start frame, 6–30 s; -9: end frame, audio, up to 4K, 4–10 s; optimized: end frame and 1–5 intermediate frames, 5–30 s. */
       model?: "video-model-1" | "video-model-2" | "video-model-3" | "video-model-4" | "video-model-5" | "video-model-6" | "video-model-7" | "video-model-8" | "video-model-9" | "optimized";
       /** Seconds; the model’s default when omitted (video-model-8: 6, 8, 10, 15, 20 or 30) */
       duration?: number;
@@ -2543,7 +2543,7 @@ export interface Operations {
       /** 1..2500 characters, or up to 5000 for video-model-8 */
       originalPrompt: string;
       aspectRatio: "16:9" | "9:16";
-      /** Video model; default video-model-7 */
+      /** Video model (default video-model-7). video-model-1: start frame only, 5/10 s; -2: + end frame; -3: with audio, 4–8 s; -4: audio + end frame, 4–8 s; -5: end frame, 5/10 s; -6: audio, 6/10 s; -7: end frame, audio, up to 4K, 5–10 s; -8: from reference images/videos, no start frame, 6–30 s; -9: end frame, audio, up to 4K, 4–10 s; optimized: end frame and 1–5 intermediate frames, 5–30 s. */
       model: "video-model-1" | "video-model-2" | "video-model-3" | "video-model-4" | "video-model-5" | "video-model-6" | "video-model-7" | "video-model-8" | "video-model-9" | "optimized";
       /** Seconds; the model’s default when omitted (video-model-8: 6, 8, 10, 15, 20 or 30) */
       duration?: number;

@@ -25,7 +25,17 @@ import {
   TaskInput,
   WaitInput,
 } from './tasks.ts';
-import { BadPathArgument, inputSchemaOf, requestOf, ROUTE_TOOLS, type RouteTool, UnknownArguments } from './tools.ts';
+import {
+  BadPathArgument,
+  compactSchema,
+  inputSchemaOf,
+  requestOf,
+  ROUTE_TOOLS,
+  type RouteTool,
+  UnknownArguments,
+  VIEW_MEMBER,
+} from './tools.ts';
+import { compactView } from './views.ts';
 
 /**
  * The agent-tool server (Model Context Protocol) of one HTTP request: every tool is a call of the
@@ -63,19 +73,25 @@ function toolError(status: number, code: string, message: string, extra: Record<
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }], structuredContent: { error } };
 }
 
-function toolResult(body: unknown, note?: string): CallToolResult {
-  const structured =
+/**
+ * A tool's answer: one text item, pure JSON, the same object as the structured content. What to
+ * do next, when there is something, is its `next` member.
+ */
+function toolResult(body: unknown, next?: string): CallToolResult {
+  const base =
     typeof body === 'object' && body !== null && !Array.isArray(body)
       ? (body as Record<string, unknown>)
       : { value: body };
-  return {
-    content: [{ type: 'text', text: JSON.stringify(body) }, ...(note ? [{ type: 'text' as const, text: note }] : [])],
-    structuredContent: structured,
-  };
+  const structured = next ? { ...base, next } : base;
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }
 
-function fromRest(r: RestResult, note?: string): CallToolResult {
-  if (r.status < 400) return toolResult(r.body ?? { status: r.status }, note);
+/** The view an agent asked for (compact unless `view: "full"`). */
+const viewOf = (args: Record<string, unknown>, body: unknown, list = false) =>
+  args.view === 'full' ? body : compactView(body, { list });
+
+function fromRest(r: RestResult, note?: string, view: (body: unknown) => unknown = (b) => b): CallToolResult {
+  if (r.status < 400) return toolResult(view(r.body ?? { status: r.status }), note);
   const b = (r.body ?? {}) as { requestId?: string; error?: { code?: string; message?: string; details?: unknown } };
   return toolError(r.status, b.error?.code ?? 'ERROR', b.error?.message ?? `HTTP ${r.status}`, {
     ...(b.error?.details !== undefined ? { details: b.error.details } : {}),
@@ -113,7 +129,9 @@ export function createMcpServer(deps: McpServerDeps): Server {
         'Atelier makes on-brand product creatives. Typical flow: brands_list (or brands_create) → put a product photo in ' +
         '(assets_upload_from_url or assets_upload_base64, then wait_for_task kind "asset") → scenes_create with productAssetIds ' +
         '→ wait_for_task kind "scene_forge" → videos_generate with a variation’s asset id as startImageAssetId → wait_for_task ' +
-        'kind "video_group". Results carry signed links (asset.url); read atelier://assets/{assetId} for fresh ones.',
+        'kind "video_group". Results carry signed links (asset.url); read atelier://assets/{assetId} for fresh ones. ' +
+        'Answers are compact (ids, status, scores, links, one line per critique score; lists 5 to a page): pass ' +
+        'view "full" for the whole REST answer, page/limit for more.',
     },
   );
   const pollMs = deps.pollMs ?? 1000;
@@ -186,6 +204,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
     return fromRest(
       confirmed,
       'The asset is processing: wait_for_task with kind "asset" and this id until it is complete.',
+      (body) => viewOf(args, body),
     );
   }
 
@@ -250,7 +269,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
     const r = await rest('GET', t.path);
     if (r.status >= 400) return fromRest(r);
     const status = statusOf(r.body);
-    return toolResult({ done: isTerminalStatus(status), status, resource: r.body });
+    return toolResult({ done: isTerminalStatus(status), status, resource: viewOf(args, r.body) });
   }
 
   async function waitForTask(
@@ -292,7 +311,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
       }
       if (done || Date.now() >= deadline || extra.signal.aborted) {
         return toolResult(
-          { done, status, resource: r.body },
+          { done, status, resource: viewOf(args, r.body) },
           done ? undefined : `Still ${status ?? 'running'} after ${timeout} s: call wait_for_task again.`,
         );
       }
@@ -333,7 +352,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
       entry.tool.poll && entry.tool.method !== 'GET'
         ? `Poll with wait_for_task(kind "${entry.tool.poll}").`
         : undefined;
-    return fromRest(r, r.status < 400 ? poll : undefined);
+    return fromRest(r, r.status < 400 ? poll : undefined, (body) => viewOf(args, body, entry.tool.list));
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }));
@@ -372,6 +391,12 @@ export function createMcpServer(deps: McpServerDeps): Server {
   return server;
 }
 
+/**
+ * A tool's input schema as listed: compact (tools.ts). Unknown members are refused by the server
+ * with their names (UnknownArguments), so the list does not spell out `additionalProperties`.
+ */
+const agentSchema = (schema: JsonSchema) => compactSchema(schema);
+
 const catalogs = new WeakMap<RouteCatalog, ReturnType<typeof buildToolCatalog>>();
 
 /**
@@ -391,26 +416,27 @@ function buildToolCatalog(catalog: RouteCatalog) {
   const routeTools = ROUTE_TOOLS.map((tool) => {
     const route = catalog.get(tool.method, tool.url);
     if (!route) throw new Error(`MCP tool ${tool.name}: no route ${tool.method} ${tool.url}`);
-    const extraMembers = Object.fromEntries(Object.entries(tool.headers ?? {}).map(([k, v]) => [k, v.schema]));
-    return { tool, route, inputSchema: inputSchemaOf(route, extraMembers, tool.omit) };
+    const extraMembers = {
+      ...Object.fromEntries(Object.entries(tool.headers ?? {}).map(([k, v]) => [k, v.schema])),
+      ...(tool.list ? { view: VIEW_MEMBER } : {}),
+    };
+    return { tool, route, inputSchema: agentSchema(inputSchemaOf(route, extraMembers, tool)) };
   });
   const byName = new Map(routeTools.map((t) => [t.tool.name, t]));
-
-  const describe = (tool: RouteTool, summary?: string) =>
-    [tool.about, summary ? `(REST: ${tool.method} ${tool.url.replace(/:(\w+)/g, '{$1}')} — ${summary})` : '']
-      .filter(Boolean)
-      .join(' ');
 
   const tools: Tool[] = [
     ...routeTools.map(({ tool, route, inputSchema }) => ({
       name: tool.name,
-      description: describe(tool, route.summary),
+      description: tool.about,
       inputSchema: inputSchema as Tool['inputSchema'],
-      annotations: {
-        readOnlyHint: tool.method === 'GET',
-        destructiveHint: tool.method === 'DELETE',
-        openWorldHint: tool.name === 'extraction_submit',
-      },
+      // Only what differs from MCP's defaults (not read-only, destructive, open world).
+      annotations:
+        tool.method === 'GET'
+          ? { readOnlyHint: true, openWorldHint: false }
+          : {
+              ...(tool.method === 'DELETE' ? {} : { destructiveHint: false }),
+              openWorldHint: tool.name === 'extraction_submit',
+            },
     })),
     {
       name: 'assets_upload_from_url',
@@ -423,6 +449,7 @@ function buildToolCatalog(catalog: RouteCatalog) {
         properties: {
           ...UploadBase,
           url: { type: 'string', format: 'uri', description: 'http(s) URL of the file itself' },
+          view: VIEW_MEMBER,
         },
         required: ['brandId', 'url'],
         additionalProperties: false,
@@ -440,6 +467,7 @@ function buildToolCatalog(catalog: RouteCatalog) {
           ...UploadBase,
           contentType: { type: 'string', description: 'MIME type, e.g. image/png' },
           dataBase64: { type: 'string', description: 'The file’s bytes, base64' },
+          view: VIEW_MEMBER,
         },
         required: ['brandId', 'fileName', 'contentType', 'dataBase64'],
         additionalProperties: false,

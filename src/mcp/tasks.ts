@@ -1,7 +1,7 @@
 import type { ResourceKind } from '../events/changes.ts';
 import { isTerminalStatus } from '../events/publish.ts';
 import type { JsonSchema } from './route-catalog.ts';
-import { pathSegment } from './tools.ts';
+import { pathSegment, VIEW_MEMBER } from './tools.ts';
 
 /**
  * The pollable resources (spec, Events: extraction, Brand DNA version, scene forge, environment
@@ -85,6 +85,7 @@ export const TaskInput: JsonSchema = {
       format: 'uuid',
       description: 'Required for brand_dna_version, scene_prompt_enhancement and video_prompt_enhancement',
     },
+    view: VIEW_MEMBER,
   },
   required: ['kind', 'id'],
   additionalProperties: false,

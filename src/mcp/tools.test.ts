@@ -3,11 +3,13 @@ import type { RouteSchemas } from './route-catalog.ts';
 import { progressOf, statusOf, TASK_KINDS } from './tasks.ts';
 import {
   BadPathArgument,
+  compactSchema,
   inputSchemaOf,
   pathSegment,
   requestOf,
   ROUTE_TOOLS,
   type RouteTool,
+  shortText,
   UnknownArguments,
 } from './tools.ts';
 
@@ -56,6 +58,41 @@ describe('route tools', () => {
       { brandId: 'a', id: '1' },
     );
     expect(get).not.toHaveProperty('body');
+  });
+
+  it('rename bare ids, fill defaults (then optional), page lists small, and take view aside', () => {
+    const renamed: RouteTool = { ...tool, rename: { id: 'thingId' }, defaults: { name: 'Default' }, list: true };
+    const listRoute = {
+      ...route,
+      querystring: { type: 'object', properties: { page: { type: 'integer' }, limit: { type: 'integer' } } },
+    };
+    const schema = inputSchemaOf(listRoute, {}, renamed);
+    expect(Object.keys(schema.properties ?? {})).toEqual(['brandId', 'thingId', 'page', 'limit', 'name']);
+    expect(schema.required).toEqual(['brandId', 'thingId']);
+    const req = requestOf(renamed, listRoute, { brandId: 'b', thingId: 't', view: 'full' });
+    expect(req).toMatchObject({ url: '/v1/brands/b/things/t?limit=5', body: { name: 'Default' } });
+    expect(requestOf(renamed, listRoute, { brandId: 'b', thingId: 't', limit: 50 }).url).toMatch(/limit=50/);
+    expect(() => requestOf(renamed, listRoute, { brandId: 'b', id: 't' })).toThrow(UnknownArguments);
+  });
+
+  it('list compact schemas: one sentence of description, nested objects collapsed, X-or-null as one type', () => {
+    const compact = compactSchema({
+      type: 'object',
+      properties: {
+        prompt: { type: 'string', minLength: 1, maxLength: 2500, description: 'What to show. More words here.' },
+        asset: { anyOf: [{ type: 'string', format: 'uuid' }, { type: 'null' }] },
+        dna: { type: 'object', properties: { visual: { type: 'object', properties: { a: { type: 'string' } } } } },
+        files: { type: 'array', items: { type: 'object', properties: { fileName: { type: 'string' } } } },
+        page: { type: 'integer', minimum: 1, maximum: 1000, default: 1 },
+      },
+      required: ['prompt'],
+    }) as Record<string, Record<string, Record<string, unknown>>>;
+    expect(compact.properties!.prompt).toEqual({ type: 'string', maxLength: 2500, description: 'What to show.' });
+    expect(compact.properties!.asset).toEqual({ type: ['string', 'null'], format: 'uuid' });
+    expect(compact.properties!.dna).toEqual({ type: 'object', properties: { visual: { type: 'object' } } });
+    expect(compact.properties!.files).toMatchObject({ items: { properties: { fileName: { type: 'string' } } } });
+    expect(compact.properties!.page).toEqual({ type: 'integer', default: 1 });
+    expect(shortText('x'.repeat(200)).length).toBeLessThanOrEqual(90);
   });
 
   it('have unique names, and poll only kinds that exist', () => {

@@ -2,7 +2,9 @@ import type { JsonSchema, RouteSchemas } from './route-catalog.ts';
 
 /**
  * The agent tools that map one to one onto REST routes: a name, the route, and a description
- * written for a model (when to use it, what comes back, what to poll). The input schema of each
+ * written for a model (when to use it, what comes back, what to poll). The routes that read one
+ * pollable resource by id have no tool of their own: `get_task` and `wait_for_task` read them
+ * all (tasks.ts), and the legacy flat DNA view is `dna_active_get`'s older shape. The input schema of each
  * is the route's own params, query and body schemas merged (see inputSchemaOf), so a tool takes
  * exactly what the route takes. Pure data and pure functions; the server calls the route.
  */
@@ -18,7 +20,16 @@ export interface RouteTool {
   headers?: Record<string, { header: string; schema: JsonSchema }>;
   /** Route members the tool does not offer (operator switches: an agent's key never needs them). */
   omit?: readonly string[];
+  /** Route member → the tool's name for it (a bare `id` named for what it is). */
+  rename?: Readonly<Record<string, string>>;
+  /** Values the tool sends when the agent leaves a member out (the member is then optional). */
+  defaults?: Readonly<Record<string, unknown>>;
+  /** A list route: the answer is a page, `limit` defaults to LIST_LIMIT. */
+  list?: boolean;
 }
+
+/** The page size list tools ask for unless the agent names one. */
+export const LIST_LIMIT = 5;
 
 const brand = 'brandId is a brand of your organization (brands_list).';
 
@@ -30,6 +41,7 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     url: '/v1/brands',
     about: 'List the brands of your organization, newest first, with paging.',
     omit: ['all_organizations'],
+    list: true,
   },
   {
     name: 'brands_get',
@@ -62,14 +74,7 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     method: 'GET',
     url: '/v1/brands/:brandId/assets',
     about: `List a brand’s assets, grouped by category, with signed links. ${brand}`,
-  },
-  {
-    name: 'assets_get',
-    method: 'GET',
-    url: '/v1/assets/:assetId',
-    about:
-      'Read an asset: status (uploading → processing → complete or failed), dimensions, tags, and fresh signed `url`/`thumbnailUrl` links to show it.',
-    poll: 'asset',
+    list: true,
   },
   {
     name: 'assets_initiate_upload',
@@ -102,13 +107,6 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     poll: 'extraction',
   },
   {
-    name: 'extraction_get',
-    method: 'GET',
-    url: '/v1/assets/extract-from-url/:extractionId',
-    about: 'Read an extraction: status and, once completed, the ranked candidates.',
-    poll: 'extraction',
-  },
-  {
     name: 'extraction_commit',
     method: 'POST',
     url: '/v1/assets/extract-from-url/:extractionId/commit',
@@ -127,6 +125,7 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     method: 'GET',
     url: '/v1/brands/:brandId/brand-dna/versions',
     about: `List a brand’s Brand DNA versions. ${brand}`,
+    list: true,
   },
   {
     name: 'dna_version_create',
@@ -134,13 +133,6 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     url: '/v1/brands/:brandId/brand-dna/versions',
     about:
       'Distill a Brand DNA version (palette, typography, imagery, voice) from assets and/or web pages of the brand. Pending at first: wait_for_task(kind "brand_dna_version", brandId), then dna_version_activate it so generations use it.',
-    poll: 'brand_dna_version',
-  },
-  {
-    name: 'dna_version_get',
-    method: 'GET',
-    url: '/v1/brands/:brandId/brand-dna/versions/:versionId',
-    about: 'Read a Brand DNA version: status (pending, extracting, ready, failed) and the DNA once ready.',
     poll: 'brand_dna_version',
   },
   {
@@ -180,12 +172,6 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     url: '/v1/brands/:brandId/brand-dna/active',
     about: 'Read the brand’s active Brand DNA version.',
   },
-  {
-    name: 'dna_get',
-    method: 'GET',
-    url: '/v1/brands/:brandId/dna',
-    about: 'Read the brand’s Brand DNA in the legacy flat view.',
-  },
   // Scene forges
   {
     name: 'scenes_create',
@@ -194,19 +180,14 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     about:
       'Generate product scenes: four variations of the real product (productAssetIds, complete image assets) placed, lit and shadowed on an environment (environmentAssetId) or on a backdrop made from the prompt, each scored. Returns the pending forge: wait_for_task(kind "scene_forge"); each completed variation has `asset.url`.',
     poll: 'scene_forge',
+    defaults: { promptIsEnhanced: false },
   },
   {
     name: 'scenes_list',
     method: 'GET',
     url: '/v1/brands/:brandId/scene-forges',
     about: `List a brand’s scene forges with their variations. ${brand}`,
-  },
-  {
-    name: 'scenes_get',
-    method: 'GET',
-    url: '/v1/scene-forges/:id',
-    about: 'Read a scene forge: status, variations (images with signed links, scores, critique) and refinements.',
-    poll: 'scene_forge',
+    list: true,
   },
   {
     name: 'scenes_refine',
@@ -215,12 +196,14 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     about:
       'Refine a completed variation toward a score (attention_potential, conversion or brand_awareness), steered by its critique: new variations in the same forge. wait_for_task(kind "scene_forge") on the forge id.',
     poll: 'scene_forge',
+    rename: { id: 'sceneForgeId' },
   },
   {
     name: 'scenes_react',
     method: 'PATCH',
     url: '/v1/scene-forges/:id/variations/:generatedImageId',
     about: 'Like or dislike a variation (liking clears a dislike and the other way round).',
+    rename: { id: 'sceneForgeId' },
   },
   // Environments and enhancements
   {
@@ -232,25 +215,11 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     poll: 'environment_generation',
   },
   {
-    name: 'environments_get',
-    method: 'GET',
-    url: '/v1/environment-generations/:id',
-    about: 'Read an environment generation; `generatedAsset` once completed.',
-    poll: 'environment_generation',
-  },
-  {
     name: 'scene_prompt_enhance',
     method: 'POST',
     url: '/v1/brands/:brandId/scene-forge-prompt-enhancements',
     about:
       'Rewrite a scene prompt into a concrete product-photo brief from the products and the brand. wait_for_task(kind "scene_prompt_enhancement", brandId); send `optimizedPrompt` to scenes_create with promptIsEnhanced true (keep `originalPrompt` to undo).',
-    poll: 'scene_prompt_enhancement',
-  },
-  {
-    name: 'scene_prompt_get',
-    method: 'GET',
-    url: '/v1/brands/:brandId/scene-forge-prompt-enhancements/:id',
-    about: 'Read a scene prompt enhancement.',
     poll: 'scene_prompt_enhancement',
   },
   // Videos
@@ -267,13 +236,7 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     method: 'GET',
     url: '/v1/brands/:brandId/generated-videos-groups',
     about: `List a brand’s video groups. ${brand}`,
-  },
-  {
-    name: 'videos_get',
-    method: 'GET',
-    url: '/v1/generated-videos-groups/:generatedVideosGroupId',
-    about: 'Read a video group and its variations.',
-    poll: 'video_group',
+    list: true,
   },
   {
     name: 'video_prompt_enhance',
@@ -281,13 +244,6 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     url: '/v1/brands/:brandId/image-to-video-prompt-enhancements',
     about:
       'Write a video prompt (subject, one camera move, pacing for the duration, transitions, audio cues) for a start frame or references. wait_for_task(kind "video_prompt_enhancement", brandId); send `enhancedPrompt` to videos_generate with promptIsEnhanced true.',
-    poll: 'video_prompt_enhancement',
-  },
-  {
-    name: 'video_prompt_get',
-    method: 'GET',
-    url: '/v1/brands/:brandId/image-to-video-prompt-enhancements/:id',
-    about: 'Read an image-to-video prompt enhancement.',
     poll: 'video_prompt_enhancement',
   },
   // Usage
@@ -299,25 +255,105 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
   },
 ];
 
+/** The first sentence of a description, at most `max` characters. */
+export function shortText(text: string, max = 90): string {
+  const first = /^.*?[.!?](?=\s|$)/s.exec(text)?.[0] ?? text;
+  return first.length <= max ? first : `${first.slice(0, max - 1).trimEnd()}…`;
+}
+
+/** Descriptions that only restate the schema's string rules. */
+const BOILERPLATE = /^Must (not )?contain (a non-whitespace character|NUL characters)/;
+
+const KEPT = [
+  'type',
+  'enum',
+  'const',
+  'format',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+];
+
 /**
- * A route's params, query and body members as one flat object schema, less `omit` (throws on a
- * name used twice).
+ * A member's schema as an agent needs it: types, enums, bounds and one sentence of description
+ * (enum meanings in full) at the top; nested objects deeper than `depth` levels are only
+ * `{type: "object"}` (the REST route validates them in full).
+ */
+export function compactSchema(schema: JsonSchema, depth = 0): JsonSchema {
+  const src = schema as Record<string, unknown>;
+  // `X or null` is one schema whose type also allows null.
+  const alts = (src.anyOf ?? src.oneOf) as Record<string, unknown>[] | undefined;
+  if (Array.isArray(alts) && alts.length === 2 && alts.some((a) => a.type === 'null')) {
+    const other = alts.find((a) => a.type !== 'null') as Record<string, unknown>;
+    if (typeof other.type === 'string') {
+      const merged = compactSchema({ ...other, description: src.description } as JsonSchema, depth);
+      return { ...merged, type: [other.type, 'null'] } as unknown as JsonSchema;
+    }
+  }
+  const out: Record<string, unknown> = {};
+  for (const k of KEPT) if (src[k] !== undefined) out[k] = src[k];
+  if (src.default !== undefined && typeof src.default !== 'object') {
+    out.default = src.default;
+    // With a default, the bounds of a page number or size are noise to an agent.
+    delete out.minimum;
+    delete out.maximum;
+  }
+  if (typeof src.description === 'string' && depth <= 1 && !BOILERPLATE.test(src.description)) {
+    out.description = src.enum ? src.description : shortText(src.description);
+  }
+  if (out.minLength === 1) delete out.minLength;
+  if (Array.isArray(alts)) out[src.anyOf ? 'anyOf' : 'oneOf'] = alts.map((a) => compactSchema(a as JsonSchema, depth));
+  // Items of a list are as deep as the list (an array of file objects shows their members).
+  if (src.items && typeof src.items === 'object') out.items = compactSchema(src.items as JsonSchema, depth);
+  if (src.properties && typeof src.properties === 'object') {
+    if (depth >= 2) {
+      return { type: 'object', ...(typeof out.description === 'string' ? { description: out.description } : {}) };
+    }
+    out.properties = Object.fromEntries(
+      Object.entries(src.properties as Record<string, JsonSchema>).map(([k, v]) => [k, compactSchema(v, depth + 1)]),
+    );
+    if (Array.isArray(src.required) && src.required.length) out.required = src.required;
+  }
+  return out as JsonSchema;
+}
+
+/**
+ * The `view` member of the list tools and get_task / wait_for_task (views.ts): compact by
+ * default, `full` for the REST answer as it is (the server's instructions say so once). Other
+ * tools answer compact views too and take `view` as well; it is listed where it matters.
+ */
+export const VIEW_MEMBER: JsonSchema = { type: 'string', enum: ['compact', 'full'] };
+
+/**
+ * A route's params, query and body members as one flat object schema, less `omit`, with the
+ * tool's names (`rename`); members with a default (the route's or the tool's) are optional
+ * (throws on a name used twice).
  */
 export function inputSchemaOf(
   route: RouteSchemas,
   extra: Record<string, JsonSchema> = {},
-  omit: readonly string[] = [],
+  tool: Pick<RouteTool, 'omit' | 'rename' | 'defaults'> = {},
 ): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
+  const omit = tool.omit ?? [];
+  const nameOf = (name: string) => tool.rename?.[name] ?? name;
   for (const part of [route.params, route.querystring, route.body, { type: 'object', properties: extra }]) {
     if (!part?.properties) continue;
     for (const [name, schema] of Object.entries(part.properties)) {
       if (omit.includes(name)) continue;
-      if (name in properties) throw new Error(`${route.method} ${route.url}: member "${name}" appears twice`);
-      properties[name] = schema;
+      const own = nameOf(name);
+      if (own in properties) throw new Error(`${route.method} ${route.url}: member "${own}" appears twice`);
+      properties[own] = schema;
     }
-    required.push(...(part.required ?? []).filter((name) => !omit.includes(name)));
+    for (const name of part.required ?? []) {
+      const schema = part.properties[name] as Record<string, unknown> | undefined;
+      if (omit.includes(name) || schema?.default !== undefined || tool.defaults?.[name] !== undefined) continue;
+      required.push(nameOf(name));
+    }
   }
   return {
     type: 'object',
@@ -368,17 +404,27 @@ export function pathSegment(field: string, value: unknown): string {
 }
 
 /** Splits a tool call's arguments back into the route's params, query, body and headers. */
-export function requestOf(tool: RouteTool, route: RouteSchemas, args: Record<string, unknown>): RouteRequest {
+export function requestOf(tool: RouteTool, route: RouteSchemas, given: Record<string, unknown>): RouteRequest {
   const names = (s?: JsonSchema) =>
     new Set(Object.keys(s?.properties ?? {}).filter((name) => !tool.omit?.includes(name)));
   const params = names(route.params);
   const query = names(route.querystring);
   const bodyNames = names(route.body);
-  const path = tool.url.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => pathSegment(name, args[name]));
+  const own = (name: string) => tool.rename?.[name] ?? name;
+  // The tool's names back to the route's, its defaults filled in, `view` left to the server.
+  const routeName = new Map(Object.entries(tool.rename ?? {}).map(([r, o]) => [o, r]));
+  const args: Record<string, unknown> = { ...tool.defaults };
+  const unknown: string[] = [];
+  for (const [name, value] of Object.entries(given)) {
+    if (name === 'view') continue;
+    if (tool.rename?.[name] !== undefined)
+      unknown.push(name); // a route name the tool renamed
+    else args[routeName.get(name) ?? name] = value;
+  }
+  if (tool.list && query.has('limit') && args.limit === undefined) args.limit = LIST_LIMIT;
   const search = new URLSearchParams();
   const body: Record<string, unknown> = {};
   const headers: Record<string, string> = {};
-  const unknown: string[] = [];
   for (const [name, value] of Object.entries(args)) {
     if (value === undefined || params.has(name)) continue;
     const header = tool.headers?.[name];
@@ -387,8 +433,14 @@ export function requestOf(tool: RouteTool, route: RouteSchemas, args: Record<str
     else if (bodyNames.has(name)) body[name] = value;
     else unknown.push(name);
   }
-  if (unknown.length)
-    throw new UnknownArguments(unknown, [...params, ...query, ...bodyNames, ...Object.keys(tool.headers ?? {})]);
+  if (unknown.length) {
+    throw new UnknownArguments(unknown, [
+      ...[...params, ...query, ...bodyNames].map(own),
+      ...Object.keys(tool.headers ?? {}),
+      'view',
+    ]);
+  }
+  const path = tool.url.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => pathSegment(own(name), args[name]));
   const qs = search.toString();
   return {
     method: tool.method,

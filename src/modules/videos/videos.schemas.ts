@@ -25,7 +25,13 @@ import {
  * shapes and absolute bounds; the per-model, per-tier and per-asset rules are video-rules.ts.
  */
 
-export const VideoModel = StringEnum(VIDEO_MODELS, { description: 'Video model; default video-model-7' });
+export const VideoModel = StringEnum(VIDEO_MODELS, {
+  description:
+    'Video model (default video-model-7). video-model-1: start frame only, 5/10 s; -2: + end frame; -3: with audio, 4–8 s; ' +
+    '-4: audio + end frame, 4–8 s; -5: end frame, 5/10 s; -6: audio, 6/10 s; -7: end frame, audio, up to 4K, 5–10 s; ' +
+    '-8: from reference images/videos, no start frame, 6–30 s; -9: end frame, audio, up to 4K, 4–10 s; ' +
+    'optimized: end frame and 1–5 intermediate frames, 5–30 s.',
+});
 export const VIDEO_ASPECT_RATIOS = ['16:9', '9:16'] as const;
 /** Most prompts any model takes (video-model-8: 2). */
 export const MAX_USER_PROMPTS = 4;
