@@ -9,6 +9,7 @@ import { clientErrorHandler, frameworkErrors, installErrorHandling } from './htt
 import { installJsonParser, installValidators } from './http/validation.ts';
 import { installMetrics } from './http/metrics.ts';
 import { installSlowBodyGuard } from './http/slow-bodies.ts';
+import { installCors } from './http/cors.ts';
 import { installLongPoll } from './http/long-poll.ts';
 import { opsRoutes } from './http/ops.routes.ts';
 import { installOpenApi } from './http/openapi.ts';
@@ -87,6 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   drainConnectionsOnClose(app);
   installSlowBodyGuard(app, { bodyMs: deps.config.httpTimeouts.bodyMs });
+  installCors(app, { origins: deps.config.corsOrigins });
   installValidators(app);
   installJsonParser(app);
   installErrorHandling(app);

@@ -32,6 +32,8 @@ export interface Config {
   allowPrivateFetch: boolean;
   /** ATELIER_TRUST_PROXY: addresses or CIDR ranges of the reverse proxies whose X-Forwarded-* headers count; empty: none. */
   trustProxy: string[];
+  /** Browser origins allowed to call the API (ATELIER_CORS_ORIGINS; empty: CORS off). */
+  corsOrigins: string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   plansFile: string;
   rateLimit: { perSecond: number; burst: number };
@@ -276,6 +278,36 @@ function proxyList(env: Env, name: string): string[] {
   return items;
 }
 
+/** A comma-separated list of origins (`https://shop.example`, `http://localhost:5173`) or `*`. */
+function originList(env: Env, name: string): string[] {
+  const raw = str(env, name);
+  if (raw === undefined) return [];
+  const out: string[] = [];
+  for (const item of raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    if (item === '*') {
+      out.push('*');
+      continue;
+    }
+    let url: URL;
+    try {
+      url = new URL(item);
+    } catch {
+      throw new ConfigError(name, `"${item}" is not an origin (e.g. https://shop.example or *)`);
+    }
+    if (
+      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+      url.origin !== item.replace(/\/$/, '').toLowerCase()
+    ) {
+      throw new ConfigError(name, `"${item}" is not an origin: scheme, host and port only (e.g. https://shop.example)`);
+    }
+    out.push(url.origin);
+  }
+  return out;
+}
+
 function isValidCidr(value: string): boolean {
   try {
     ipaddr.parseCIDR(value);
@@ -403,6 +435,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     publicUrl,
     allowPrivateFetch: bool(env, 'ATELIER_ALLOW_PRIVATE_FETCH', false),
     trustProxy: proxyList(env, 'ATELIER_TRUST_PROXY'),
+    corsOrigins: originList(env, 'ATELIER_CORS_ORIGINS'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     plansFile,
     rateLimit: {

@@ -70,6 +70,10 @@ export function mcpRoutes(
           ...(deps.pollMs ? { pollMs: deps.pollMs } : {}),
         });
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+        // Headers set by the hooks (x-request-id, CORS) go on the raw response the transport writes.
+        for (const [name, value] of Object.entries(reply.getHeaders())) {
+          if (value !== undefined) reply.raw.setHeader(name, value as string | string[] | number);
+        }
         reply.hijack();
         countWritten(reply.raw, (bytes) => chargeAnswer(deps, request, bytes));
         reply.raw.on('close', () => {
