@@ -188,6 +188,28 @@ describe('atelier API client commands (real processes, real server)', () => {
     SLOW,
   );
 
+  it(
+    'paths are the user’s: relative files and --out resolve against the directory the command was started in (INIT_CWD under npm run); a missing file is one line, exit 1',
+    async () => {
+      const here = path.join(work, 'here');
+      fs.mkdirSync(here, { recursive: true });
+      fs.copyFileSync(CAP_PNG, path.join(here, 'cap.png'));
+      const started = { INIT_CWD: here };
+      const up = await atelier(['assets', 'upload', brandId, 'cap.png', '--wait', '--json'], started);
+      expect(up.code, up.stderr).toBe(0);
+      const asset = JSON.parse(up.stdout) as { id: string };
+      const got = await atelier(['assets', 'get', asset.id, '--out', 'downloads'], started);
+      expect(got.code, got.stderr).toBe(0);
+      expect(fs.readdirSync(path.join(here, 'downloads'))).toEqual([`${asset.id}.png`]);
+      expect(fs.existsSync(path.join(ROOT, 'downloads'))).toBe(false);
+
+      const missing = await atelier(['assets', 'upload', brandId, 'nope.png'], started);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toBe(`atelier: ${path.join(here, 'nope.png')}: no such file\n`);
+    },
+    SLOW,
+  );
+
   it('a bad key: exit 1 with the REST error code and request id in the message', async () => {
     // The same key with its last character changed (to another one: the last may already be an x).
     const bad = s.apiKey.slice(0, -1) + (s.apiKey.endsWith('x') ? 'y' : 'x');

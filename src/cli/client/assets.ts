@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Asset } from '../../../sdk/src/index.ts';
 import { positional, UsageError } from '../args.ts';
@@ -29,8 +30,12 @@ export async function run(action: string | undefined, argv: string[], ctx: Ctx):
       USAGE,
     );
     const brandId = positional(positionals, 0, 'brandId');
-    const files = positionals.slice(1);
+    const files = positionals.slice(1).map((f) => ctx.userPath(f));
     if (files.length === 0) throw new UsageError(`missing <file>\n\n${USAGE}`);
+    for (const file of files) {
+      const stat = fs.statSync(file, { throwIfNoEntry: false });
+      if (!stat?.isFile()) throw new ResourceFailed(`${file}: ${stat ? 'not a file' : 'no such file'}`);
+    }
     const assets: Asset[] = [];
     for (const file of files) {
       const progress = progressReporter(ctx.io, `upload ${path.basename(file)}`);

@@ -26,7 +26,7 @@ interface ProfileFile {
 
 /** ATELIER_CONFIG, else $XDG_CONFIG_HOME/atelier/config.json, else ~/.config/atelier/config.json. */
 export function configPath(env: NodeJS.ProcessEnv): string {
-  if (env.ATELIER_CONFIG) return path.resolve(env.ATELIER_CONFIG);
+  if (env.ATELIER_CONFIG) return path.resolve(env.INIT_CWD ?? process.cwd(), env.ATELIER_CONFIG);
   const base = env.XDG_CONFIG_HOME || path.join(env.HOME || os.homedir(), '.config');
   return path.join(base, 'atelier', 'config.json');
 }

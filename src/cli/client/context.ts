@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { Atelier, type Pollable, type PollableKind, type WaitTarget } from '../../../sdk/src/index.ts';
 import { parse, UsageError } from '../args.ts';
@@ -33,13 +34,25 @@ export class Ctx {
     return this.#client;
   }
 
-  /** node:util parseArgs (strict) with the common options; records --json and --profile. */
+  /**
+   * A path the user typed, absolute: relative to the directory they ran the command from. `npm
+   * run atelier -- …` runs in the package's folder but says where it was started (INIT_CWD).
+   */
+  userPath(p: string): string {
+    return path.resolve(this.env.INIT_CWD ?? process.cwd(), p);
+  }
+
+  /**
+   * node:util parseArgs (strict) with the common options; records --json and --profile, and
+   * resolves `--out` against the user's directory (userPath).
+   */
   parse<T extends Options>(argv: string[], options: T, usage: string) {
     const r = parse(argv, { ...COMMON, ...options });
     const v = r.values as Record<string, unknown>;
     if (v.help) throw new HelpRequested(usage);
     this.json = Boolean(v.json);
     this.profile = v.profile as string | undefined;
+    if (typeof v.out === 'string') v.out = this.userPath(v.out);
     return r;
   }
 

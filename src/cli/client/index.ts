@@ -28,6 +28,8 @@ const GROUPS: Record<ClientCommand, () => Promise<CommandModule>> = {
   usage: () => import('./usage.ts'),
 };
 
+const FILE_ERRORS = new Set(['ENOENT', 'EACCES', 'EISDIR', 'ENOTDIR', 'EPERM', 'EEXIST', 'ENOSPC', 'EROFS']);
+
 /**
  * Runs one client command; returns the exit code. API errors, configuration errors and failed
  * resources print `atelier: …` and give 1; usage errors are thrown (the caller answers 2).
@@ -48,6 +50,12 @@ export async function runClient(command: ClientCommand, argv: string[], io: Io =
     if (err instanceof UsageError) throw new UsageError(err.message);
     if (err instanceof AtelierError || err instanceof ClientConfigError || err instanceof ResourceFailed) {
       io.err(`atelier: ${err instanceof AtelierError ? err.toString() : err.message}\n`);
+      return 1;
+    }
+    // A file that cannot be read or written: say which, without a stack trace.
+    const code = (err as NodeJS.ErrnoException | undefined)?.code;
+    if (code && FILE_ERRORS.has(code)) {
+      io.err(`atelier: ${(err as Error).message}\n`);
       return 1;
     }
     throw err;
