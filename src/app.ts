@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps } from './app-deps.ts';
 import { installAuth } from './http/auth.ts';
@@ -10,6 +10,8 @@ import { installJsonParser, installValidators } from './http/validation.ts';
 import { installMetrics } from './http/metrics.ts';
 import { installSlowBodyGuard } from './http/slow-bodies.ts';
 import { installCors } from './http/cors.ts';
+import { installRequestLog } from './http/request-log.ts';
+import { createLogger } from './adapters/log/logger.ts';
 import { installLongPoll } from './http/long-poll.ts';
 import { opsRoutes } from './http/ops.routes.ts';
 import { installOpenApi } from './http/openapi.ts';
@@ -52,11 +54,11 @@ function drainConnectionsOnClose(app: FastifyInstance): void {
 
 /** The Fastify app with every route; no `listen` (tests use `app.inject`). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { logLevel, logFormat } = deps.config;
   const app = Fastify({
-    logger:
-      deps.config.logLevel === 'silent'
-        ? false
-        : { level: deps.config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    ...(logLevel === 'silent' ? { logger: false } : { loggerInstance: createLogger(deps.config) as FastifyBaseLogger }),
+    // One line per request of our own (installRequestLog), not Fastify's two.
+    disableRequestLogging: true,
     bodyLimit: deps.config.bodyLimit,
     frameworkErrors,
     clientErrorHandler,
@@ -89,6 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   drainConnectionsOnClose(app);
   installSlowBodyGuard(app, { bodyMs: deps.config.httpTimeouts.bodyMs });
   installCors(app, { origins: deps.config.corsOrigins });
+  installRequestLog(app, { format: logFormat });
   installValidators(app);
   installJsonParser(app);
   installErrorHandling(app);

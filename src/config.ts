@@ -35,6 +35,8 @@ export interface Config {
   /** Browser origins allowed to call the API (ATELIER_CORS_ORIGINS; empty: CORS off). */
   corsOrigins: string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `pretty`: one short human line per event (default at a terminal); `json`: pino's lines (ATELIER_LOG_FORMAT). */
+  logFormat: 'json' | 'pretty';
   plansFile: string;
   rateLimit: { perSecond: number; burst: number };
   /** Bytes of answers one key may make the server write per second, and their burst (ATELIER_RATE_LIMIT_BYTES_*). */
@@ -437,6 +439,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     trustProxy: proxyList(env, 'ATELIER_TRUST_PROXY'),
     corsOrigins: originList(env, 'ATELIER_CORS_ORIGINS'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    logFormat: oneOf(env, 'ATELIER_LOG_FORMAT', ['json', 'pretty'] as const, process.stdout.isTTY ? 'pretty' : 'json'),
     plansFile,
     rateLimit: {
       perSecond: int(env, 'ATELIER_RATE_LIMIT_PER_SECOND', 20, 1, 1_000_000),

@@ -14,7 +14,7 @@ import { createAssetRefs } from './modules/assets/asset-refs.ts';
 import { openObjectStorage } from './adapters/storage/storage.ts';
 import type { ObjectStorage } from './adapters/storage/storage.port.ts';
 import { createFetcher, type Fetcher } from './adapters/fetch/fetcher.ts';
-import { pino } from 'pino';
+import { createLogger } from './adapters/log/logger.ts';
 import { createJobSystem, type JobSystemTuning } from './jobs/job-system.ts';
 import type { JobSystem, StartOptions } from './jobs/types.ts';
 import type { AppDeps } from './app-deps.ts';
@@ -93,7 +93,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
       : createMemoryRateLimiter(config.byteLimit));
   const metrics = createMetrics();
   // Resource changes (long-poll, webhooks): in process; Redis pub/sub in the scaled mode.
-  const changesLog = pino({ level: config.logLevel }).child({ component: 'changes' });
+  const changesLog = createLogger(config).child({ component: 'changes' });
   const changes = createChanges(
     config.redisUrl ? redisTransport(config.redisUrl, { prefix: config.queuePrefix, log: changesLog }) : undefined,
     changesLog,
@@ -105,7 +105,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     o.jobs ??
     createJobSystem(
       config,
-      { db, logger: pino({ level: config.logLevel }).child({ component: 'jobs' }) },
+      { db, logger: createLogger(config).child({ component: 'jobs' }) },
       {
         prefix: config.queuePrefix,
         leaseMs: config.jobLeaseMs,
@@ -134,7 +134,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
   const engines = createGenerationEngines(
     { longSide: config.imageLongSide, image: config.imageEngine, llm: config.llm, video: config.video },
     {
-      logger: pino({ level: config.logLevel }).child({ component: 'generation' }),
+      logger: createLogger(config).child({ component: 'generation' }),
       inputHost: createStorageInputHost(storage, { mode: config.inputLinks }),
       allowPrivateDownloads: config.allowPrivateFetch,
     },

@@ -44,7 +44,9 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'admin': {
-      const deps = await (await loadDeps()).createDeps({ ...config, logLevel: 'silent' });
+      const { linkBaseUrl } = await import('./cli/serve.ts');
+      const publicUrl = linkBaseUrl(config, process.env);
+      const deps = await (await loadDeps()).createDeps({ ...config, publicUrl, logLevel: 'silent' });
       try {
         await runAdmin(rest, deps, (line) => process.stdout.write(`${line}\n`));
       } finally {

@@ -66,6 +66,7 @@ describe('atelier CLI (real processes)', () => {
   }
 
   let server: ChildProcess;
+  let serverOut = '';
   let serverExit: Promise<Result>;
   let base: string;
   /** Status of an authenticated request to the running server (403 on a console route = key valid). */
@@ -77,9 +78,12 @@ describe('atelier CLI (real processes)', () => {
     base = `http://127.0.0.1:${port}`;
     server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
       cwd: ROOT,
-      env: env({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' }),
+      env: env({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ATELIER_LOG_FORMAT: 'pretty' }),
     });
     serverExit = collect(server);
+    server.stdout?.on('data', (d) => {
+      serverOut += d;
+    });
     const deadline = Date.now() + SLOW / 2;
     let exited = false;
     void serverExit.then(() => {
@@ -105,6 +109,15 @@ describe('atelier CLI (real processes)', () => {
     }
     fs.rmSync(dataDir, { recursive: true, force: true });
   }, SLOW);
+
+  it('the server’s terminal is quiet and readable: no JSON lines, no line for a successful request', async () => {
+    for (let i = 0; i < 3; i++) expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect((await fetch(`${base}/v1/nothing-here`)).status).toBe(404);
+    await expect.poll(() => serverOut, { timeout: 5000 }).toMatch(/INFO {2}GET \/v1\/nothing-here 404 \d+ms/);
+    expect(serverOut).toMatch(/Atelier is running on/);
+    expect(serverOut).not.toMatch(/^\{/m);
+    expect(serverOut).not.toMatch(/GET \/healthz 200/);
+  });
 
   it(
     'admin bootstrap --json prints exactly one JSON object whose key works on the running server',
@@ -224,7 +237,9 @@ describe('atelier CLI (real processes)', () => {
         '--role',
         'admin',
       );
-      expect(user.inviteUrl).toMatch(/^http:\/\/localhost:8080\/console\/#\/invite\/[A-Za-z0-9_-]{43}$/);
+      // The running server's public URL (it recorded it), not the admin command's default.
+      const port = new URL(base).port;
+      expect(user.inviteUrl).toMatch(new RegExp(`^http://localhost:${port}/console/#/invite/[A-Za-z0-9_-]{43}$`));
       const token = user.inviteUrl.split('/').pop() as string;
       const post = (url: string, body: unknown) =>
         fetch(`${base}${url}`, {

@@ -1,4 +1,4 @@
-import { pino } from 'pino';
+import { createLogger } from '../../adapters/log/logger.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { createTextAnalyzer } from '../../engines/text/index.ts';
 import type { TextAnalyzer } from '../../engines/text/text-engine.ts';
@@ -15,7 +15,7 @@ export function createBrandDnaModule(
   deps: Pick<AppDeps, 'db' | 'storage' | 'jobs' | 'clock' | 'config' | 'usage' | 'fetcher' | 'changes'>,
   o: { analyzer?: TextAnalyzer } = {},
 ) {
-  const log = pino({ level: deps.config.logLevel }).child({ component: 'brand-dna' });
+  const log = createLogger(deps.config).child({ component: 'brand-dna' });
   const repo = createBrandDnaRepo(deps.db);
   const analyzer = o.analyzer ?? createTextAnalyzer(deps.config.llm, { logger: log });
   const service = createBrandDnaService({
