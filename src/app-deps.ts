@@ -72,7 +72,7 @@ export interface AppDeps {
   idempotency: IdempotencyRepo;
   /** Resource changes: long-poll wake-ups and webhook events (src/events/changes.ts). */
   changes: Changes;
-  /** Signed webhook endpoints and deliveries (src/modules/webhooks); the admin CLI manages them. */
+  /** Signed webhook endpoints and deliveries (src/modules/webhooks): the admin CLI and the API. */
   webhooks: WebhooksService;
   /** Console sign-in: passwords, invites, cookie sessions (src/modules/console). */
   console: ConsoleService;

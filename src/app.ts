@@ -26,6 +26,7 @@ import { scenesRoutes } from './modules/scenes/scenes.routes.ts';
 import { environmentsRoutes } from './modules/environments/environments.routes.ts';
 import { enhancementsRoutes } from './modules/enhancements/enhancements.routes.ts';
 import { videosRoutes } from './modules/videos/videos.routes.ts';
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { createRouteCatalog } from './mcp/route-catalog.ts';
 import { mcpRoutes } from './mcp/mcp.routes.ts';
 import { apiKeysRoutes } from './modules/access/api-keys.routes.ts';
@@ -120,6 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(environmentsRoutes(deps));
       await v1.register(enhancementsRoutes(deps));
       await v1.register(videosRoutes(deps));
+      await v1.register(webhooksRoutes(deps));
     },
     { prefix: '/v1' },
   );

@@ -1,9 +1,7 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import fc from 'fast-check';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, dbKinds, type TestApp } from './helpers/app.ts';
+import { type OpenApiDoc, openApiChecker } from './helpers/openapi.ts';
 import { assetClient, eventually, flatPng } from './helpers/assets.ts';
 import { type FixtureSite, startFixtureSite } from './extraction-site.ts';
 
@@ -14,41 +12,6 @@ import { type FixtureSite, startFixtureSite } from './extraction-site.ts';
  */
 
 const MISSING = '0b6f7f0e-3c1f-4d7a-9d55-2f6f3f4e5a6b';
-
-interface OpenApiResponse {
-  headers?: Record<string, unknown>;
-  content?: Record<string, { schema: object }>;
-}
-interface OpenApiDoc {
-  paths: Record<string, Record<string, { responses: Record<string, OpenApiResponse> }>>;
-}
-
-/** Checks responses against the OpenAPI document the app publishes. */
-function openApiChecker(doc: OpenApiDoc) {
-  const ajv = new Ajv({ strict: false, allErrors: true });
-  addFormats.default(ajv);
-  const compiled = new Map<string, ValidateFunction>();
-  return (method: string, path: string, res: LightMyRequestResponse) => {
-    const where = `${method} ${path} → ${res.statusCode} ${res.body.slice(0, 300)}`;
-    const op = doc.paths[path]?.[method.toLowerCase()];
-    expect(op, `${method} ${path} is not published`).toBeDefined();
-    const entry = op?.responses[String(res.statusCode)];
-    expect(entry, `status not published: ${where}`).toBeDefined();
-    for (const header of Object.keys(entry?.headers ?? {})) {
-      expect(res.headers[header.toLowerCase()], `header ${header} missing: ${where}`).toBeDefined();
-    }
-    const schema = entry?.content?.['application/json']?.schema;
-    if (res.body === '' || !schema || !String(res.headers['content-type']).startsWith('application/json')) return;
-    const id = `${method} ${path} ${res.statusCode}`;
-    let validate = compiled.get(id);
-    if (!validate) {
-      validate = ajv.compile(schema);
-      compiled.set(id, validate);
-    }
-    const ok = validate(res.json());
-    expect(ok ? [] : validate.errors, where).toEqual([]);
-  };
-}
 
 describe.each(dbKinds())('contract audit (%s)', (kind) => {
   let t: TestApp;

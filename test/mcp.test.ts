@@ -27,6 +27,7 @@ describe('MCP server (Streamable HTTP, official SDK client)', () => {
   let files: http.Server;
   let filesUrl: string;
   let key: string;
+  let org: string;
   let otherKey: string;
   const clients: Client[] = [];
 
@@ -66,7 +67,7 @@ describe('MCP server (Streamable HTTP, official SDK client)', () => {
     });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    key = (await t.bootstrap({ orgName: 'Agent org' })).apiKey;
+    ({ apiKey: key, organizationId: org } = await t.bootstrap({ orgName: 'Agent org' }));
     otherKey = (await t.bootstrap({ orgName: 'Other org' })).apiKey;
     await t.deps.startWorkers();
   }, 120_000);
@@ -86,7 +87,16 @@ describe('MCP server (Streamable HTTP, official SDK client)', () => {
       expect(names).toContain(extra);
     }
     // An agent's context is the budget: the whole list stays small.
-    expect(JSON.stringify(tools).length).toBeLessThan(28_000);
+    expect(JSON.stringify(tools).length).toBeLessThan(31_000);
+    // A key sees the tools its role may call: a viewer's agent is offered no writes.
+    const viewer = await t.deps.access.addUser({ organizationId: org, name: 'Vi', role: 'viewer' });
+    const viewerKey = (await t.deps.access.createKey({ userId: viewer.id, name: 'agent' })).token;
+    const seen = (await (await connect(viewerKey)).listTools()).tools.map((x) => x.name);
+    expect(seen).toContain('brands_list');
+    expect(seen).toContain('wait_for_task');
+    for (const write of ['brands_create', 'scenes_create', 'webhooks_create', 'assets_upload_from_url']) {
+      expect(seen).not.toContain(write);
+    }
     const scenes = tools.find((x) => x.name === 'scenes_create')!;
     expect(scenes.inputSchema.required).toEqual(['brandId', 'blendingPrompt']);
     // Optional members are optional (defaults), ids are named for what they are.

@@ -217,9 +217,18 @@ describe.each(dbKinds())('Scene forges over HTTP (%s)', (kind) => {
     const page2 = (await get(`/v1/brands/${brandId}/scene-forges?partner=all&limit=1&page=2&sortOrder=asc`)).json();
     expect(page2.data[0].sceneForgeId).toBe(all.data.at(-2).sceneForgeId);
     expect(page2.pagination).toMatchObject({ currentPage: 2, totalItems: all.data.length, itemsPerPage: 1 });
+    // The one sort vocabulary (as GET /brands) works here too.
+    const oldest = (await get(`/v1/brands/${brandId}/scene-forges?partner=all&limit=100&sort=createdAt`)).json();
+    expect(oldest.data.map((f: Json) => f.sceneForgeId)).toEqual(all.data.map((f: Json) => f.sceneForgeId).reverse());
+    const newest = (await get(`/v1/brands/${brandId}/scene-forges?partner=all&limit=100&sort=-createdAt`)).json();
+    expect(newest.data).toEqual(all.data);
     const failed = (await get(`/v1/brands/${brandId}/scene-forges?partner=all&status=failed`)).json();
     expect(failed.data).toEqual([]);
+    const both = await get(`/v1/brands/${brandId}/scene-forges?sort=-createdAt&sortOrder=asc`);
+    expectError(both, 400, 'INVALID_REQUEST');
+    expect(both.json().error.details.fields[0].field).toBe('query.sort');
     for (const q of [
+      'sort=name',
       'partner=partner-9',
       'status=done',
       'limit=0',

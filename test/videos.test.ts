@@ -549,7 +549,16 @@ describe.each(dbKinds())('video generation over HTTP (%s)', (kind) => {
       paged.push(res.data[0].generatedVideosGroupId);
     }
     expect(paged).toEqual(all.data.map((g: Json) => g.generatedVideosGroupId).reverse());
-    for (const q of ['?limit=0', '?limit=101', '?page=0', '?sortBy=updatedAt', '?sortOrder=up', '?partner=x']) {
+    for (const q of [
+      '?limit=0',
+      '?limit=101',
+      '?page=0',
+      '?sortBy=updatedAt',
+      '?sortOrder=up',
+      '?partner=x',
+      '?sort=-updatedAt',
+      '?sort=createdAt&sortBy=createdAt',
+    ]) {
       expectError(await list(q), 400, 'INVALID_REQUEST');
     }
     expectError(await get(`/v1/brands/${MISSING}/generated-videos-groups`), 404, 'BRAND_NOT_FOUND');

@@ -163,6 +163,66 @@ describe('atelier admin webhook (real processes)', () => {
   );
 
   it(
+    'rotate prints a new secret once; deliveries carry both signatures until the overlap ends',
+    async () => {
+      const { id, secret: first } = await admin<{ id: string; secret: string }>([
+        'webhook',
+        'add',
+        '--org',
+        orgId,
+        '--url',
+        hookUrl,
+      ]);
+      const mac = (secret: string, h: http.IncomingHttpHeaders, body: string) =>
+        `v1,${createHmac('sha256', Buffer.from(secret.slice(6), 'base64'))
+          .update(`${h['webhook-id']}.${h['webhook-timestamp']}.${body}`)
+          .digest('base64')}`;
+      const signatures = async () => {
+        await admin(['webhook', 'test', id], { ATELIER_ALLOW_PRIVATE_FETCH: 'true' });
+        const { headers, body } = hits.at(-1)!;
+        return { sent: String(headers['webhook-signature']).split(' '), mac: (s: string) => mac(s, headers, body) };
+      };
+
+      const started = Date.now();
+      const rotated = await admin<{ id: string; secret: string; previousSecretExpiresAt: string }>([
+        'webhook',
+        'rotate',
+        id,
+        '--overlap',
+        '1h',
+      ]);
+      expect(rotated.id).toBe(id);
+      expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      expect(rotated.secret).not.toBe(first);
+      const until = Date.parse(rotated.previousSecretExpiresAt) - started;
+      expect(until).toBeGreaterThan(3_590_000);
+      expect(until).toBeLessThan(3_660_000);
+      const during = await signatures();
+      expect(during.sent).toEqual([during.mac(rotated.secret), during.mac(first)]);
+
+      const human = await atelier(['admin', 'webhook', 'rotate', id, '--overlap', '0']);
+      expect(human.code, human.stderr).toBe(0);
+      const latest = /new signing secret \(shown once, store it now\): (whsec_\S+)/.exec(human.stdout)?.[1];
+      expect(human.stdout).toContain('The old secret is no longer used');
+      const after = await signatures();
+      expect(after.sent).toEqual([after.mac(latest!)]);
+      expect((await admin<{ secret?: string }[]>(['webhook', 'list', '--org', orgId]))[0]).not.toHaveProperty('secret');
+
+      for (const [args, code, message] of [
+        [[id, '--overlap', '3x'], 2, '--overlap: expected'],
+        [[id, '--overlap', '8d'], 1, 'overlapSeconds must be a whole number of seconds from 0 to 604800'],
+        [['we_nope'], 1, 'no webhook endpoint we_nope'],
+        [[], 2, 'missing <endpointId>'],
+      ] as const) {
+        const r = await atelier(['admin', 'webhook', 'rotate', ...args]);
+        expect(r.code, r.stderr).toBe(code);
+        expect(r.stderr).toContain(message);
+      }
+    },
+    SLOW,
+  );
+
+  it(
     'refuses what cannot work: non-http(s) URLs, unknown organizations and event names, missing options',
     async () => {
       for (const [args, code, message] of [

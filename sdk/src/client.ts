@@ -419,6 +419,43 @@ export class Atelier {
     get: async (o: CallOptions = {}) => (await this.#data('GET /v1/organizations/current/feature-usage', o)).data,
   };
 
+  // ---- Webhook endpoints (admins and owners) ------------------------------------------------
+
+  readonly webhooks = {
+    /** One page of the organization's endpoints (never with their secrets). */
+    list: (query: Query<'GET /v1/webhook-endpoints'> = {}, o: CallOptions = {}) =>
+      this.#data('GET /v1/webhook-endpoints', { query, ...o }),
+    /** Creates an endpoint; `secret` (whsec_…) is in this answer only: store it. */
+    create: (body: Body<'POST /v1/webhook-endpoints'>, o: CallOptions = {}) =>
+      this.#data('POST /v1/webhook-endpoints', { body, ...o }),
+    get: (endpointId: string, o: CallOptions = {}) =>
+      this.#data('GET /v1/webhook-endpoints/{endpointId}', { path: { endpointId }, ...o }),
+    /** Changes the members given (`events: null`: every event; `enabled: false` pauses it). */
+    update: (endpointId: string, body: Body<'PATCH /v1/webhook-endpoints/{endpointId}'>, o: CallOptions = {}) =>
+      this.#data('PATCH /v1/webhook-endpoints/{endpointId}', { path: { endpointId }, body, ...o }),
+    delete: async (endpointId: string, o: CallOptions = {}) => {
+      await this.call('DELETE /v1/webhook-endpoints/{endpointId}', { path: { endpointId }, ...o });
+    },
+    /**
+     * A new secret (in this answer only). For `overlapSeconds` (default a day) deliveries carry
+     * a signature made with the old secret too, so receivers can switch in their own time.
+     */
+    rotateSecret: (
+      endpointId: string,
+      body: Body<'POST /v1/webhook-endpoints/{endpointId}/rotate-secret'> = {},
+      o: CallOptions = {},
+    ) => this.#data('POST /v1/webhook-endpoints/{endpointId}/rotate-secret', { path: { endpointId }, body, ...o }),
+    /** Sends a `webhook.test` event now; `status` says whether the receiver took it. */
+    test: (endpointId: string, o: CallOptions = {}) =>
+      this.#data('POST /v1/webhook-endpoints/{endpointId}/test', { path: { endpointId }, ...o }),
+    /** One page of the endpoint's delivery log, newest first. */
+    deliveries: (
+      endpointId: string,
+      query: Query<'GET /v1/webhook-endpoints/{endpointId}/deliveries'> = {},
+      o: CallOptions = {},
+    ) => this.#data('GET /v1/webhook-endpoints/{endpointId}/deliveries', { path: { endpointId }, query, ...o }),
+  };
+
   // ---- Polling, uploads, downloads ----------------------------------------------------------
 
   /** Reads a pollable resource once. */

@@ -343,6 +343,13 @@ export interface CreateBrandDnaVersion {
   urls?: string[];
 }
 
+export interface CreateWebhookEndpoint {
+  /** http(s) URL the events are POSTed to, without user name or password. Its host must resolve to a public address at each delivery. */
+  url: string;
+  events?: string[] | null;
+  description?: string | null;
+}
+
 /** Diagnostics and recommendations from the pixel model */
 export interface Critique {
   /** One per score, the campaign objective first */
@@ -775,6 +782,11 @@ export interface RerunBrandDnaVersion {
   urls?: string[];
 }
 
+export interface RotateWebhookSecret {
+  /** Seconds the old secret still signs deliveries too (0: none). At most 7 days; default a day. */
+  overlapSeconds?: number;
+}
+
 export interface SceneForge {
   sceneForgeId: string;
   brandId: string;
@@ -876,6 +888,16 @@ export interface UpdateBrandDnaVersion {
   updatedAt: string;
 }
 
+export interface UpdateWebhookEndpoint {
+  /** http(s) URL the events are POSTed to, without user name or password. Its host must resolve to a public address at each delivery. */
+  url?: string;
+  /** null: every event again */
+  events?: string[] | null;
+  description?: string | null;
+  /** false pauses the endpoint: no new deliveries, and pending ones end failed at their next attempt. */
+  enabled?: boolean;
+}
+
 export interface Variation {
   generatedImageId: string;
   sceneForgeId: string;
@@ -912,6 +934,103 @@ export type VideoError = {
   code: string;
   message: string;
 } | null;
+
+export interface WebhookDelivery {
+  /** The `webhook-id` header: the same on every attempt */
+  id: string;
+  endpointId: string;
+  eventType: string;
+  status: "pending" | "delivered" | "failed";
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+}
+
+/** One page of deliveries */
+export interface WebhookDeliveryList {
+  data: WebhookDelivery[];
+  pagination: {
+    total: number;
+    pages: number;
+    currentPage: number;
+    limit: number;
+  };
+  links: {
+    self: string;
+    /** Absent on the last page */
+    next?: string;
+    /** Absent on the first page */
+    prev?: string;
+  };
+}
+
+export interface WebhookEndpoint {
+  id: string;
+  organizationId: string;
+  url: string;
+  description: string | null;
+  /** The event filter; [] takes every event */
+  events: string[];
+  enabled: boolean;
+  /** While a rotation overlaps: when deliveries stop carrying the old secret’s signature */
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One page of endpoints */
+export interface WebhookEndpointList {
+  data: WebhookEndpoint[];
+  pagination: {
+    total: number;
+    pages: number;
+    currentPage: number;
+    limit: number;
+  };
+  links: {
+    self: string;
+    /** Absent on the last page */
+    next?: string;
+    /** Absent on the first page */
+    prev?: string;
+  };
+}
+
+export interface WebhookEndpointWithSecret {
+  id: string;
+  organizationId: string;
+  url: string;
+  description: string | null;
+  /** The event filter; [] takes every event */
+  events: string[];
+  enabled: boolean;
+  /** While a rotation overlaps: when deliveries stop carrying the old secret’s signature */
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** The signing secret (`whsec_…`), shown only in this answer: store it now. Verify the `webhook-signature` header with it (Standard Webhooks). */
+  secret: string;
+}
+
+/** The test delivery and its outcome */
+export interface WebhookTestResult {
+  /** The `webhook-id` header: the same on every attempt */
+  id: string;
+  endpointId: string;
+  eventType: string;
+  status: "pending" | "delivered" | "failed";
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+  /** How long the attempt took */
+  durationMs: number;
+}
 
 /** Every operation of the API, keyed `"METHOD /path"`. */
 export interface Operations {
@@ -2082,6 +2201,8 @@ export interface Operations {
       limit?: number;
       sortBy?: "createdAt" | "updatedAt";
       sortOrder?: "asc" | "desc";
+      /** The one sort vocabulary of lists (as GET /brands): `-updatedAt` = sortBy updatedAt, sortOrder desc */
+      sort?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
       status?: "pending" | "processing" | "completed" | "failed";
     };
     headers: Record<string, never>;
@@ -2473,6 +2594,8 @@ export interface Operations {
       limit?: number;
       sortBy?: "createdAt";
       sortOrder?: "asc" | "desc";
+      /** The one sort vocabulary of lists (as GET /brands): `createdAt` oldest first, `-createdAt` newest first */
+      sort?: "createdAt" | "-createdAt";
     };
     headers: Record<string, never>;
     body: never;
@@ -2589,6 +2712,271 @@ export interface Operations {
     responses: {
       /** Default Response */
       200: ImageToVideoPromptEnhancement;
+      /** Invalid body or parameters */
+      400: ErrorBody;
+      /** Missing, malformed, unknown, revoked or expired API key */
+      401: ErrorBody;
+      /** Forbidden: outside the developer surface, plan feature missing, or no permission */
+      403: ErrorBody;
+      /** Resource not found */
+      404: ErrorBody;
+      /** Rate limit exceeded; see Retry-After */
+      429: ErrorBody;
+      /** Internal error */
+      500: ErrorBody;
+    };
+  };
+  /**
+   * List webhook endpoints
+   *
+   * The organization’s endpoints, newest first by default; secrets are never listed.
+   */
+  "GET /v1/webhook-endpoints": {
+    path: Record<string, never>;
+    query: {
+      page?: number;
+      limit?: number;
+      sort?: "createdAt" | "-createdAt";
+    };
+    headers: Record<string, never>;
+    body: never;
+    responses: {
+      /** One page of endpoints */
+      200: WebhookEndpointList;
+      /** Invalid body or parameters */
+      400: ErrorBody;
+      /** Missing, malformed, unknown, revoked or expired API key */
+      401: ErrorBody;
+      /** Forbidden: outside the developer surface, plan feature missing, or no permission */
+      403: ErrorBody;
+      /** Rate limit exceeded; see Retry-After */
+      429: ErrorBody;
+      /** Internal error */
+      500: ErrorBody;
+    };
+  };
+  /**
+   * Create a webhook endpoint; its signing secret is shown once
+   *
+   * Terminal transitions of the organization’s resources (`scene_forge.completed`, `video_group.failed`…) are POSTed to `url`, signed as Standard Webhooks. The URL must be http(s) without credentials; whether its host is a public address is checked at each delivery. At most 20 endpoints per organization (409 `WEBHOOK_ENDPOINT_LIMIT`).
+   */
+  "POST /v1/webhook-endpoints": {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: CreateWebhookEndpoint;
+    responses: {
+      /** The endpoint with its secret (never shown again) */
+      201: WebhookEndpointWithSecret;
+      /** Invalid body or parameters */
+      400: ErrorBody;
+      /** Missing, malformed, unknown, revoked or expired API key */
+      401: ErrorBody;
+      /** Forbidden: outside the developer surface, plan feature missing, or no permission */
+      403: ErrorBody;
+      /** Conflict with the resource state */
+      409: ErrorBody;
+      /** Request body too large */
+      413: ErrorBody;
+      /** Unsupported content type */
+      415: ErrorBody;
+      /** Semantically invalid request */
+      422: ErrorBody;
+      /** Rate limit exceeded; see Retry-After */
+      429: ErrorBody;
+      /** Internal error */
+      500: ErrorBody;
+    };
+  };
+  /**
+   * Get a webhook endpoint
+   *
+   * The endpoint without its secret.
+   */
+  "GET /v1/webhook-endpoints/{endpointId}": {
+    path: {
+      endpointId: string;
+    };
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: never;
+    responses: {
+      /** The endpoint */
+      200: WebhookEndpoint;
+      /** Invalid body or parameters */
+      400: ErrorBody;
+      /** Missing, malformed, unknown, revoked or expired API key */
+      401: ErrorBody;
+      /** Forbidden: outside the developer surface, plan feature missing, or no permission */
+      403: ErrorBody;
+      /** Resource not found */
+      404: ErrorBody;
+      /** Rate limit exceeded; see Retry-After */
+      429: ErrorBody;
+      /** Internal error */
+      500: ErrorBody;
+    };
+  };
+  /**
+   * Delete a webhook endpoint with its delivery log
+   *
+   * Pending deliveries are not sent.
+   */
+  "DELETE /v1/webhook-endpoints/{endpointId}": {
+    path: {
+      endpointId: string;
+    };
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: never;
+    responses: {
+      /** Deleted */
+      204: void;
+      /** Invalid body or parameters */
+      400: ErrorBody;
+      /** Missing, malformed, unknown, revoked or expired API key */
+      401: ErrorBody;
+      /** Forbidden: outside the developer surface, plan feature missing, or no permission */
+      403: ErrorBody;
+      /** Resource not found */
+      404: ErrorBody;
+      /** Request body too large */
+      413: ErrorBody;
+      /** Unsupported content type */
+      415: ErrorBody;
+      /** Rate limit exceeded; see Retry-After */
+      429: ErrorBody;
+      /** Internal error */
+      500: ErrorBody;
+    };
+  };
+  /**
+   * Update a webhook endpoint
+   *
+   * Changes the members sent: `events: null` takes every event again, `description: null` clears it, `enabled: false` pauses deliveries. Pending retries use the new URL from their next attempt.
+   */
+  "PATCH /v1/webhook-endpoints/{endpointId}": {
+    path: {
+      endpointId: string;
+    };
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: UpdateWebhookEndpoint;
+    responses: {
+      /** The updated endpoint */
+      200: WebhookEndpoint;
+      /** Invalid body or parameters */
+      400: ErrorBody;
+      /** Missing, malformed, unknown, revoked or expired API key */
+      401: ErrorBody;
+      /** Forbidden: outside the developer surface, plan feature missing, or no permission */
+      403: ErrorBody;
+      /** Resource not found */
+      404: ErrorBody;
+      /** Request body too large */
+      413: ErrorBody;
+      /** Unsupported content type */
+      415: ErrorBody;
+      /** Rate limit exceeded; see Retry-After */
+      429: ErrorBody;
+      /** Internal error */
+      500: ErrorBody;
+    };
+  };
+  /**
+   * Rotate a webhook endpoint’s signing secret; the new one is shown once
+   *
+   * For `overlapSeconds` (default 86400, at most 604800; 0 stops the old secret at once) every delivery carries two signatures in `webhook-signature`, one per secret, so the receiver can switch to the new secret in its own time; then only the new one. Rotating again during an overlap drops the oldest secret.
+   */
+  "POST /v1/webhook-endpoints/{endpointId}/rotate-secret": {
+    path: {
+      endpointId: string;
+    };
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: RotateWebhookSecret;
+    responses: {
+      /** The endpoint with its new secret (never shown again) */
+      200: WebhookEndpointWithSecret;
+      /** Invalid body or parameters */
+      400: ErrorBody;
+      /** Missing, malformed, unknown, revoked or expired API key */
+      401: ErrorBody;
+      /** Forbidden: outside the developer surface, plan feature missing, or no permission */
+      403: ErrorBody;
+      /** Resource not found */
+      404: ErrorBody;
+      /** Conflict with the resource state */
+      409: ErrorBody;
+      /** Request body too large */
+      413: ErrorBody;
+      /** Unsupported content type */
+      415: ErrorBody;
+      /** Semantically invalid request */
+      422: ErrorBody;
+      /** Rate limit exceeded; see Retry-After */
+      429: ErrorBody;
+      /** Internal error */
+      500: ErrorBody;
+    };
+  };
+  /**
+   * Send a webhook.test event to an endpoint now
+   *
+   * One signed POST, now, without retries, even to a disabled endpoint; logged like other deliveries. Answers 200 with the outcome whether or not the receiver accepted it (`status` `delivered` or `failed`, `lastStatusCode`, `lastError`).
+   */
+  "POST /v1/webhook-endpoints/{endpointId}/test": {
+    path: {
+      endpointId: string;
+    };
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: never;
+    responses: {
+      /** The test delivery and its outcome */
+      200: WebhookTestResult;
+      /** Invalid body or parameters */
+      400: ErrorBody;
+      /** Missing, malformed, unknown, revoked or expired API key */
+      401: ErrorBody;
+      /** Forbidden: outside the developer surface, plan feature missing, or no permission */
+      403: ErrorBody;
+      /** Resource not found */
+      404: ErrorBody;
+      /** Conflict with the resource state */
+      409: ErrorBody;
+      /** Request body too large */
+      413: ErrorBody;
+      /** Unsupported content type */
+      415: ErrorBody;
+      /** Semantically invalid request */
+      422: ErrorBody;
+      /** Rate limit exceeded; see Retry-After */
+      429: ErrorBody;
+      /** Internal error */
+      500: ErrorBody;
+    };
+  };
+  /**
+   * List an endpoint’s deliveries
+   *
+   * The delivery log, newest first: status, attempts, the next attempt’s time, the last HTTP status and error.
+   */
+  "GET /v1/webhook-endpoints/{endpointId}/deliveries": {
+    path: {
+      endpointId: string;
+    };
+    query: {
+      page?: number;
+      limit?: number;
+      /** Only deliveries in this status */
+      status?: "pending" | "delivered" | "failed";
+    };
+    headers: Record<string, never>;
+    body: never;
+    responses: {
+      /** One page of deliveries */
+      200: WebhookDeliveryList;
       /** Invalid body or parameters */
       400: ErrorBody;
       /** Missing, malformed, unknown, revoked or expired API key */

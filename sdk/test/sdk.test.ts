@@ -154,6 +154,33 @@ describe('SDK against a real listening server', () => {
     expect(usage.pools.image_generations.usage).toBeGreaterThan(0);
   }, 120_000);
 
+  it('webhooks: create (secret once), list, get, update, rotate, test, deliveries, delete', async () => {
+    const created = await atelier.webhooks.create({ url: 'http://127.0.0.1:9/hook', events: ['scene_forge.*'] });
+    expect(created.id).toMatch(/^we_[0-9a-f]{32}$/);
+    expect(created.secret).toMatch(/^whsec_/);
+    const page = await atelier.webhooks.list({ limit: 10 });
+    expect(page.data.map((e) => e.id)).toContain(created.id);
+    expect(JSON.stringify(page)).not.toContain(created.secret);
+    expect(await atelier.webhooks.get(created.id)).not.toHaveProperty('secret');
+    expect((await atelier.webhooks.update(created.id, { events: null, enabled: false })).events).toEqual([]);
+    const rotated = await atelier.webhooks.rotateSecret(created.id, { overlapSeconds: 60 });
+    expect(rotated.secret).not.toBe(created.secret);
+    expect(rotated.previousSecretExpiresAt).not.toBeNull();
+    expect((await atelier.webhooks.rotateSecret(created.id)).previousSecretExpiresAt).not.toBeNull();
+    // The server refuses loopback receivers unless told otherwise: a failed test, in a 200 answer.
+    const test = await atelier.webhooks.test(created.id);
+    expect(test).toMatchObject({ endpointId: created.id, eventType: 'webhook.test', status: 'failed' });
+    expect(test.lastError).toMatch(/^BLOCKED_ADDRESS/);
+    expect((await atelier.webhooks.deliveries(created.id, { status: 'failed' })).data.map((d) => d.id)).toEqual([
+      test.id,
+    ]);
+    await atelier.webhooks.delete(created.id);
+    await expect(atelier.webhooks.get(created.id)).rejects.toBeInstanceOf(NotFoundError);
+    const bad = await atelier.webhooks.create({ url: 'ftp://example.com/' }).catch((x: unknown) => x);
+    expect(bad).toBeInstanceOf(ValidationError);
+    expect((bad as AtelierError).details).toMatchObject({ fields: [{ field: 'body.url' }] });
+  });
+
   it('extractions: submit, read, delete', async () => {
     const ex = await atelier.extractions.create({ url: 'https://example.com/shop', brandId: brand.id });
     expect(ex).toMatchObject({ status: 'pending', brandId: brand.id });

@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.ts';
 import { AccessError } from '../modules/access/access.errors.ts';
 import type { WebhookDelivery } from '../modules/webhooks/webhooks.service.ts';
-import { parse, parseExpiry, positional, UsageError } from './args.ts';
+import { parse, parseDuration, parseExpiry, positional, UsageError } from './args.ts';
 
 type Out = (line: string) => void;
 
@@ -31,6 +31,9 @@ export const ADMIN_USAGE = `atelier admin <command>
   webhook remove <endpointId> [--json]
   webhook enable|disable <endpointId> [--json]
   webhook test <endpointId> [--json]               sends a webhook.test event now; exit 1 if it fails
+  webhook rotate <endpointId> [--overlap 24h] [--json]
+                                                    a new secret (printed once); deliveries are signed
+                                                    with the old one too until the overlap ends (0 to 7d)
   webhook deliveries <endpointId> [--limit N] [--json]`;
 
 /** The first line of standard input (a password piped in, or typed at a prompt). */
@@ -267,6 +270,7 @@ async function runWebhook(action: string | undefined, rest: string[], deps: Deps
     events: { type: 'string' },
     description: { type: 'string' },
     limit: { type: 'string' },
+    overlap: { type: 'string' },
     json: { type: 'boolean' },
   });
   if (action === 'add') {
@@ -318,7 +322,7 @@ async function runWebhook(action: string | undefined, rest: string[], deps: Deps
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit: expected 1..1000');
     const id = positional(positionals, 0, 'endpointId');
     await webhooks.getEndpoint(id);
-    const list = await webhooks.deliveries(id, limit);
+    const list = await webhooks.deliveries(id, { limit });
     return print(values.json, list, list.map(deliveryLine).join('\n') || '(none)');
   }
   if (action === 'test') {
@@ -332,6 +336,20 @@ async function runWebhook(action: string | undefined, rest: string[], deps: Deps
     );
     if (!outcome.ok) throw new AccessError('the test delivery failed');
     return;
+  }
+  if (action === 'rotate') {
+    const overlap = values.overlap === undefined ? undefined : parseDuration(values.overlap, '--overlap');
+    const { endpoint, secret } = await webhooks.rotateSecret(positional(positionals, 0, 'endpointId'), overlap);
+    return print(
+      values.json,
+      { ...endpoint, secret },
+      [
+        `Webhook endpoint ${endpoint.id}: new signing secret (shown once, store it now): ${secret}`,
+        endpoint.previousSecretExpiresAt
+          ? `Deliveries carry the old secret's signature too until ${endpoint.previousSecretExpiresAt}`
+          : 'The old secret is no longer used',
+      ].join('\n'),
+    );
   }
   throw new UsageError(`unknown admin command: ${['webhook', action].filter(Boolean).join(' ')}\n\n${ADMIN_USAGE}`);
 }

@@ -1,3 +1,4 @@
+import { fieldError } from './errors.ts';
 /** Page arithmetic and links for `{ data, pagination, links }` lists. */
 
 /**
@@ -50,4 +51,39 @@ export function pageLinks(baseUrl: string, params: Record<string, string | undef
   if (page < pages) links.next = href(page + 1);
   if (page > 1) links.prev = href(Math.min(page - 1, Math.max(pages, 1)));
   return links;
+}
+
+/**
+ * The one sort vocabulary of lists: `sort=<field>` ascending, `sort=-<field>` descending (as
+ * GET /brands). Lists whose spec names `sortBy`/`sortOrder` take both forms; `sort` wins over the
+ * defaults, and sending it with either of the others is refused (`conflict`). Pure.
+ */
+export function sortFrom<F extends string>(
+  sort: string | undefined,
+  given: { sortBy: F; sortOrder: 'asc' | 'desc' },
+  explicit: { sortBy: boolean; sortOrder: boolean },
+): { sortBy: F; sortOrder: 'asc' | 'desc' } | 'conflict' {
+  if (sort === undefined) return given;
+  if (explicit.sortBy || explicit.sortOrder) return 'conflict';
+  return sort.startsWith('-')
+    ? { sortBy: sort.slice(1) as F, sortOrder: 'desc' }
+    : { sortBy: sort as F, sortOrder: 'asc' };
+}
+
+/** The `sort` values of a list sortable by `fields`: each ascending and `-` descending. */
+export const sortValues = <F extends string>(fields: readonly F[]) => fields.flatMap((f) => [f, `-${f}`] as const);
+
+/**
+ * A list query with `sort` folded into `sortBy`/`sortOrder` (sortFrom); which of those the client
+ * sent is read from the raw URL, since validation filled in their defaults. 400 naming `query.sort`
+ * when both forms are sent.
+ */
+export function withSort<Q extends { sort?: string; sortBy: F; sortOrder: 'asc' | 'desc' }, F extends string>(
+  query: Q,
+  url: string,
+): Q {
+  const sent = new URLSearchParams(url.slice(url.indexOf('?') + 1 || url.length));
+  const r = sortFrom(query.sort, query, { sortBy: sent.has('sortBy'), sortOrder: sent.has('sortOrder') });
+  if (r === 'conflict') throw fieldError('query.sort', 'send either sort or sortBy/sortOrder, not both');
+  return { ...query, ...r };
 }

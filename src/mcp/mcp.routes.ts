@@ -65,6 +65,7 @@ export function mcpRoutes(
           app: deps.app,
           catalog: deps.catalog,
           authorization: request.headers.authorization ?? '',
+          role: request.principal?.role ?? 'viewer',
           fetcher: deps.fetcher,
           version: MCP_SERVER_VERSION,
           ...(deps.pollMs ? { pollMs: deps.pollMs } : {}),

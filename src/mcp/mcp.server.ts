@@ -13,6 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import type { Fetcher } from '../adapters/fetch/fetcher.ts';
+import { can, type Permission } from '../modules/access/access.roles.ts';
 import { isTerminalStatus } from '../events/publish.ts';
 import type { JsonSchema, RouteCatalog } from './route-catalog.ts';
 import {
@@ -48,6 +49,8 @@ export interface McpServerDeps {
   catalog: RouteCatalog;
   /** The caller's Authorization header, passed on to every route call. */
   authorization: string;
+  /** The caller's role: the tool list shows only the tools it may use. */
+  role: string;
   /** The SSRF-safe fetcher (upload from URL). */
   fetcher: Fetcher;
   version: string;
@@ -319,9 +322,14 @@ export function createMcpServer(deps: McpServerDeps): Server {
     }
   }
 
-  const { tools, byName } = toolCatalog(deps.catalog);
+  const { tools, byName, permissions } = toolCatalog(deps.catalog);
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  // A key sees the tools its role may call (a viewer's agent is not offered writes it would be refused).
+  const mayUse = (t: Tool) => {
+    const permission = permissions.get(t.name);
+    return permission === undefined || can(deps.role, permission as Permission);
+  };
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.filter(mayUse) }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name } = request.params;
@@ -423,6 +431,13 @@ function buildToolCatalog(catalog: RouteCatalog) {
     return { tool, route, inputSchema: agentSchema(inputSchemaOf(route, extraMembers, tool)) };
   });
   const byName = new Map(routeTools.map((t) => [t.tool.name, t]));
+  // The permission each tool needs: its route's; the upload tools need what initiate-upload needs.
+  const uploadPermission = catalog.get('POST', '/v1/assets/initiate-upload')?.permission;
+  const permissions = new Map<string, string | undefined>([
+    ...routeTools.map(({ tool, route }) => [tool.name, route.permission] as const),
+    ['assets_upload_from_url', uploadPermission],
+    ['assets_upload_base64', uploadPermission],
+  ]);
 
   const tools: Tool[] = [
     ...routeTools.map(({ tool, route, inputSchema }) => ({
@@ -490,5 +505,5 @@ function buildToolCatalog(catalog: RouteCatalog) {
       annotations: { readOnlyHint: true },
     },
   ];
-  return { tools, byName };
+  return { tools, byName, permissions };
 }

@@ -7,6 +7,8 @@ export interface RouteSchemas {
   url: string;
   summary?: string;
   description?: string;
+  /** The role permission the route needs (config.permission; `read` for GET). */
+  permission?: string;
   params?: JsonSchema;
   querystring?: JsonSchema;
   body?: JsonSchema;
@@ -32,10 +34,13 @@ export function createRouteCatalog() {
     onRoute(opts: RouteOptions): void {
       const methods = Array.isArray(opts.method) ? opts.method : [opts.method];
       const schema = (opts.schema ?? {}) as Record<string, unknown>;
+      const permission = (opts.config as { permission?: string } | undefined)?.permission;
       for (const method of methods) {
+        const upper = method.toUpperCase();
         routes.set(key(method, opts.url), {
-          method: method.toUpperCase(),
+          method: upper,
           url: opts.url,
+          ...(permission ? { permission } : upper === 'GET' || upper === 'HEAD' ? { permission: 'read' } : {}),
           ...(typeof schema.summary === 'string' ? { summary: schema.summary } : {}),
           ...(typeof schema.description === 'string' ? { description: schema.description } : {}),
           ...(schema.params ? { params: schema.params as JsonSchema } : {}),

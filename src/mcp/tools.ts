@@ -253,6 +253,57 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     url: '/v1/organizations/current/feature-usage',
     about: 'Your plan’s pools (usage, cap, remaining) and the features it includes. Check before large generations.',
   },
+  // Webhook endpoints (admins and owners)
+  {
+    name: 'webhooks_list',
+    method: 'GET',
+    url: '/v1/webhook-endpoints',
+    about: 'List your organization’s webhook endpoints (admins only).',
+    list: true,
+  },
+  {
+    name: 'webhooks_create',
+    method: 'POST',
+    url: '/v1/webhook-endpoints',
+    about: 'Register a URL for signed events when resources finish; the answer’s `secret` is shown only once.',
+  },
+  {
+    name: 'webhooks_get',
+    method: 'GET',
+    url: '/v1/webhook-endpoints/:endpointId',
+    about: 'Read one webhook endpoint.',
+  },
+  {
+    name: 'webhooks_update',
+    method: 'PATCH',
+    url: '/v1/webhook-endpoints/:endpointId',
+    about: 'Change a webhook endpoint; events null takes every event.',
+  },
+  {
+    name: 'webhooks_delete',
+    method: 'DELETE',
+    url: '/v1/webhook-endpoints/:endpointId',
+    about: 'Delete a webhook endpoint and its log.',
+  },
+  {
+    name: 'webhooks_rotate_secret',
+    method: 'POST',
+    url: '/v1/webhook-endpoints/:endpointId/rotate-secret',
+    about: 'New signing secret, shown once; the old one also signs for overlapSeconds.',
+  },
+  {
+    name: 'webhooks_test',
+    method: 'POST',
+    url: '/v1/webhook-endpoints/:endpointId/test',
+    about: 'Send a webhook.test event now and say whether it was delivered.',
+  },
+  {
+    name: 'webhooks_deliveries',
+    method: 'GET',
+    url: '/v1/webhook-endpoints/:endpointId/deliveries',
+    about: 'A webhook endpoint’s deliveries, newest first.',
+    list: true,
+  },
 ];
 
 /** The first sentence of a description, at most `max` characters. */

@@ -15,6 +15,7 @@ export const PERMISSIONS = [
   'assets:delete',
   'keys:manage',
   'members:manage',
+  'webhooks:manage', // the organization's webhook endpoints and their secrets
   'org:manage',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
@@ -32,6 +33,7 @@ const GRANTS: Record<Role, readonly Permission[]> = {
     'assets:delete',
     'keys:manage',
     'members:manage',
+    'webhooks:manage',
   ],
   owner: PERMISSIONS,
 };

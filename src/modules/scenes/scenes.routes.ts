@@ -1,3 +1,4 @@
+import { withSort } from '../../http/pagination.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps } from '../../app-deps.ts';
@@ -60,7 +61,8 @@ export function scenesRoutes(deps: Pick<AppDeps, 'scenes'>): FastifyPluginAsync 
           response: { 200: SceneForgeList, ...errorResponses(400, 401, 403, 404, 429, 500) },
         },
       },
-      async (request) => service.list(principalOf(request), request.params.brandId, request.query),
+      async (request) =>
+        service.list(principalOf(request), request.params.brandId, withSort(request.query, request.url)),
     );
 
     app.post(

@@ -1,3 +1,4 @@
+import { sortValues } from '../../http/pagination.ts';
 import { type Static, Type } from 'typebox';
 import { Critique } from '../../engines/critique/critique.schema.ts';
 import { StringEnum, Uuid } from '../../http/schemas.ts';
@@ -132,6 +133,11 @@ export const ListSceneForgesQuery = Type.Object({
     StringEnum(['all', ...PARTNERS] as const, { description: 'Omitted: the default bucket only; all: every partner' }),
   ),
   ...PageQuery,
+  sort: Type.Optional(
+    StringEnum(sortValues(['createdAt', 'updatedAt'] as const), {
+      description: 'The one sort vocabulary of lists (as GET /brands): `-updatedAt` = sortBy updatedAt, sortOrder desc',
+    }),
+  ),
   status: Type.Optional(GenerationStatus),
 });
 export type ListSceneForgesQuery = Static<typeof ListSceneForgesQuery>;

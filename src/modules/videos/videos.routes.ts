@@ -1,3 +1,4 @@
+import { withSort } from '../../http/pagination.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps } from '../../app-deps.ts';
@@ -62,7 +63,8 @@ export function videosRoutes(deps: Pick<AppDeps, 'videos' | 'videoEnhancements'>
           response: { 200: GeneratedVideosGroupList, ...errorResponses(400, 401, 403, 404, 429, 500) },
         },
       },
-      async (request) => service.list(principalOf(request), request.params.brandId, request.query),
+      async (request) =>
+        service.list(principalOf(request), request.params.brandId, withSort(request.query, request.url)),
     );
     app.get(
       '/generated-videos-groups/:generatedVideosGroupId',

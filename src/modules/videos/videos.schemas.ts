@@ -1,3 +1,4 @@
+import { sortValues } from '../../http/pagination.ts';
 import { type Static, Type } from 'typebox';
 import { StringEnum, Uuid } from '../../http/schemas.ts';
 import {
@@ -177,6 +178,12 @@ export const ListVideoGroupsQuery = Type.Object({
   limit: PageQuery.limit,
   sortBy: StringEnum(['createdAt'] as const, { default: 'createdAt' }),
   sortOrder: PageQuery.sortOrder,
+  sort: Type.Optional(
+    StringEnum(sortValues(['createdAt'] as const), {
+      description:
+        'The one sort vocabulary of lists (as GET /brands): `createdAt` oldest first, `-createdAt` newest first',
+    }),
+  ),
 });
 export type ListVideoGroupsQuery = Static<typeof ListVideoGroupsQuery>;
 

@@ -4,7 +4,7 @@ import { createWebhooksRepo } from './webhooks.repo.ts';
 import { createWebhooksService } from './webhooks.service.ts';
 
 /**
- * Signed webhooks (docs/decisions.md "Webhooks"): the operator's endpoints, the change sink that
+ * Signed webhooks (docs/decisions.md "Webhooks"): an organization's endpoints, the change sink that
  * turns terminal transitions into deliveries, and the delivery job. deps.ts registers the jobs and
  * adds `service.onChange` as a sink of `deps.changes`.
  */

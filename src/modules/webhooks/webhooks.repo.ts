@@ -28,10 +28,45 @@ export function createWebhooksRepo(db: Database) {
         .where('organization_id', '=', orgId)
         .where('enabled', '=', 1)
         .execute(),
-    async setEnabled(id: string, enabled: boolean, now: string): Promise<boolean> {
+    /** The org's endpoints, one page, by creation time (newest first when `newestFirst`). */
+    pageEndpoints: (orgId: string, o: { offset: number; limit: number; newestFirst: boolean }) =>
+      k
+        .selectFrom('webhook_endpoints')
+        .selectAll()
+        .where('organization_id', '=', orgId)
+        .orderBy('created_at', o.newestFirst ? 'desc' : 'asc')
+        .orderBy('id', o.newestFirst ? 'desc' : 'asc')
+        .limit(o.limit)
+        .offset(o.offset)
+        .execute(),
+    async countEndpoints(orgId: string): Promise<number> {
+      const r = await k
+        .selectFrom('webhook_endpoints')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('organization_id', '=', orgId)
+        .executeTakeFirstOrThrow();
+      return Number(r.n);
+    },
+    async updateEndpoint(
+      id: string,
+      set: Partial<Pick<EndpointRow, 'url' | 'event_types' | 'description' | 'enabled'>> & { updated_at: string },
+    ): Promise<void> {
+      await k.updateTable('webhook_endpoints').set(set).where('id', '=', id).execute();
+    },
+    /**
+     * Makes `secret` the endpoint's secret; the one it replaces is kept as the previous secret
+     * until `previousUntil` (null: dropped at once). One statement: two rotations at once cannot
+     * both keep the same previous secret.
+     */
+    async rotateSecret(id: string, secret: string, previousUntil: string | null, now: string): Promise<boolean> {
       const r = await k
         .updateTable('webhook_endpoints')
-        .set({ enabled: enabled ? 1 : 0, updated_at: now })
+        .set((eb) => ({
+          previous_secret: previousUntil === null ? null : eb.ref('secret'),
+          previous_secret_expires_at: previousUntil,
+          secret,
+          updated_at: now,
+        }))
         .where('id', '=', id)
         .executeTakeFirst();
       return Number(r.numUpdatedRows) > 0;
@@ -80,16 +115,27 @@ export function createWebhooksRepo(db: Database) {
         .where('status', '=', 'pending')
         .execute();
     },
-    /** The newest deliveries of an endpoint (the log, newest first). */
-    recentDeliveries: (endpointId: string, limit: number) =>
+    /** The newest deliveries of an endpoint (the log, newest first), optionally of one status. */
+    deliveries: (endpointId: string, o: { limit: number; offset?: number; status?: string }) =>
       k
         .selectFrom('webhook_deliveries')
         .selectAll()
         .where('endpoint_id', '=', endpointId)
+        .$if(o.status !== undefined, (q) => q.where('status', '=', o.status as string))
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
-        .limit(limit)
+        .limit(o.limit)
+        .offset(o.offset ?? 0)
         .execute(),
+    async countDeliveries(endpointId: string, status?: string): Promise<number> {
+      const r = await k
+        .selectFrom('webhook_deliveries')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('endpoint_id', '=', endpointId)
+        .$if(status !== undefined, (q) => q.where('status', '=', status as string))
+        .executeTakeFirstOrThrow();
+      return Number(r.n);
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../app-deps.ts';
 import { FetchError } from '../../adapters/fetch/fetcher.ts';
+import { textProblem } from '../../http/schemas.ts';
 import type { ResourceChange } from '../../events/changes.ts';
 import type { JobRef } from '../../jobs/types.ts';
 import { AccessError } from '../access/access.errors.ts';
@@ -31,6 +32,8 @@ export interface WebhookEndpoint {
   /** Event types the endpoint takes (`[]`: every event). */
   events: string[];
   enabled: boolean;
+  /** Until then deliveries are also signed with the secret before the last rotation; null: not. */
+  previousSecretExpiresAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -60,13 +63,14 @@ export interface DeliveryPayload {
   attempt: number;
 }
 
-const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
+const toEndpoint = (r: EndpointRow, now: Date): WebhookEndpoint => ({
   id: r.id,
   organizationId: r.organization_id,
   url: r.url,
   description: r.description,
   events: JSON.parse(r.event_types) as string[],
   enabled: r.enabled === 1,
+  previousSecretExpiresAt: signingSecrets(r, now).length > 1 ? r.previous_secret_expires_at : null,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -86,26 +90,118 @@ export const toDelivery = (r: DeliveryRow): WebhookDelivery => ({
 
 /** Longest webhook URL accepted (characters). */
 export const MAX_ENDPOINT_URL = 2048;
+/** Longest rotation overlap: a week (default a day). */
+export const MAX_OVERLAP_SECONDS = 7 * 86_400;
+export const DEFAULT_OVERLAP_SECONDS = 86_400;
 
-/** Checks an operator's URL: http(s), a host, no credentials, bounded. Its address is checked at delivery. */
-export function checkEndpointUrl(raw: string): string {
-  if (raw.length > MAX_ENDPOINT_URL)
-    throw new AccessError(`webhook URLs may be at most ${MAX_ENDPOINT_URL} characters`);
+/** One input member that cannot be stored, and why (`must …`, read after the member's name). */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/** Input that cannot be stored: 400 naming the members over HTTP; the CLI prints the message. */
+export class WebhookInputError extends AccessError {
+  constructor(readonly problems: FieldProblem[]) {
+    super(problems.map((p) => `${p.field} ${p.message}`).join('; '));
+  }
+}
+
+/** No such endpoint (in the caller's organization): 404 over HTTP. */
+export class EndpointNotFoundError extends AccessError {
+  constructor(id: string) {
+    super(`no webhook endpoint ${id}`);
+  }
+}
+
+/** Too many endpoints in the organization (API only): 409 over HTTP. */
+export class EndpointLimitError extends AccessError {
+  constructor(readonly limit: number) {
+    super(`an organization may have at most ${limit} webhook endpoints: remove one first`);
+  }
+}
+
+type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+/** An endpoint URL as stored (its href), or why it cannot be one: http(s), a host, no credentials, bounded. */
+export function parseEndpointUrl(raw: string): Checked<string> {
+  const tooLong = { ok: false, problem: `must be at most ${MAX_ENDPOINT_URL} characters` } as const;
+  if (raw.length > MAX_ENDPOINT_URL) return tooLong;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new AccessError(`not a valid URL: "${raw}"`);
+    return { ok: false, problem: `must be a valid URL (got "${raw}")` };
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new AccessError(`webhook URLs must be http or https (got "${url.protocol}")`);
+    return { ok: false, problem: `must be http or https (got "${url.protocol}")` };
   }
-  if (url.username || url.password) throw new AccessError('webhook URLs may not carry a user name or password');
-  if (!url.hostname) throw new AccessError('the webhook URL has no host');
-  if (url.href.length > MAX_ENDPOINT_URL) {
-    throw new AccessError(`webhook URLs may be at most ${MAX_ENDPOINT_URL} characters`);
+  if (url.username || url.password) return { ok: false, problem: 'must not carry a user name or password' };
+  if (!url.hostname) return { ok: false, problem: 'must have a host' };
+  if (url.href.length > MAX_ENDPOINT_URL) return tooLong;
+  return { ok: true, value: url.href };
+}
+
+/** Checks an endpoint URL (its address is checked at each delivery); WebhookInputError on `url`. */
+export function checkEndpointUrl(raw: string): string {
+  const r = parseEndpointUrl(raw);
+  if (!r.ok) throw new WebhookInputError([{ field: 'url', message: r.problem }]);
+  return r.value;
+}
+
+/**
+ * An event filter as stored (trimmed, distinct), or the problems of its entries (`events.<i>`).
+ * A list that names nothing is refused rather than read as "every event" (leave it out for that).
+ */
+export function parseEventFilter(
+  raw: readonly string[],
+): { ok: true; value: string[] } | { ok: false; problems: FieldProblem[] } {
+  const problems: FieldProblem[] = [];
+  raw.forEach((e, i) => {
+    const name = e.trim();
+    if (name && !EVENT_FILTER_RE.test(name)) {
+      problems.push({
+        field: `events.${i}`,
+        message: `"${e}" is not an event type (e.g. scene_forge.completed or scene_forge.*)`,
+      });
+    }
+  });
+  if (problems.length) return { ok: false, problems };
+  const events = [...new Set(raw.map((e) => e.trim()).filter(Boolean))];
+  if (events.length === 0) {
+    const message = 'names no event: name at least one, or leave it out for every event';
+    return { ok: false, problems: [{ field: 'events', message }] };
   }
-  return url.href;
+  return { ok: true, value: events };
+}
+
+/** An endpoint's url, events and description checked together (every bad member at once). */
+function checkInput(input: {
+  url?: string | undefined;
+  events?: readonly string[] | null | undefined;
+  description?: string | null | undefined;
+}) {
+  const problems: FieldProblem[] = [];
+  const url = input.url === undefined ? undefined : parseEndpointUrl(input.url);
+  if (url && !url.ok) problems.push({ field: 'url', message: url.problem });
+  const text = typeof input.description === 'string' ? textProblem(input.description) : undefined;
+  if (text) problems.push({ field: 'description', message: text });
+  const events = input.events === undefined || input.events === null ? undefined : parseEventFilter(input.events);
+  if (events && !events.ok) problems.push(...events.problems);
+  if (problems.length) throw new WebhookInputError(problems);
+  return { url: url?.ok ? url.value : undefined, events: events?.ok ? events.value : undefined };
+}
+
+/**
+ * The secrets a delivery attempt at `now` is signed with: the endpoint's, then the one before
+ * its last rotation while that one's overlap lasts.
+ */
+export function signingSecrets(
+  row: Pick<EndpointRow, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>,
+  now: Date,
+): string[] {
+  const until = row.previous_secret_expires_at ? Date.parse(row.previous_secret_expires_at) : Number.NaN;
+  return row.previous_secret && until > now.getTime() ? [row.secret, row.previous_secret] : [row.secret];
 }
 
 /** Attempt `n`'s delay (ms) after attempt `n - 1`: the schedule's entry, ±20 % jitter. */
@@ -128,10 +224,12 @@ export function createWebhooksService(
 ) {
   const { repo, clock } = deps;
   const now = () => clock().toISOString();
+  const present = (r: EndpointRow) => toEndpoint(r, clock());
 
-  async function requireEndpoint(id: string): Promise<EndpointRow> {
+  /** The endpoint; with `orgId`, only one of that organization (another's is as unknown). */
+  async function requireEndpoint(id: string, orgId?: string): Promise<EndpointRow> {
     const row = await repo.getEndpoint(id);
-    if (!row) throw new AccessError(`no webhook endpoint ${id}`);
+    if (!row || (orgId !== undefined && row.organization_id !== orgId)) throw new EndpointNotFoundError(id);
     return row;
   }
 
@@ -139,7 +237,8 @@ export function createWebhooksService(
   async function post(endpoint: EndpointRow, row: DeliveryRow, signal?: AbortSignal): Promise<AttemptOutcome> {
     const started = performance.now();
     const ms = () => Math.round(performance.now() - started);
-    const timestamp = Math.floor(clock().getTime() / 1000);
+    const at = clock();
+    const timestamp = Math.floor(at.getTime() / 1000);
     try {
       const res = await deps.fetcher.fetch(endpoint.url, {
         method: 'POST',
@@ -147,7 +246,7 @@ export function createWebhooksService(
         headers: {
           'content-type': 'application/json',
           'user-agent': USER_AGENT,
-          ...signedHeaders(endpoint.secret, row.id, timestamp, row.payload),
+          ...signedHeaders(signingSecrets(endpoint, at), row.id, timestamp, row.payload),
         },
         accept: '*/*',
         maxRedirects: 0,
@@ -227,6 +326,32 @@ export function createWebhooksService(
     if (recorded && !last) await enqueueAttempt(row.id, payload.attempt + 1, delay);
   }
 
+  /**
+   * Changes the members given: `events: null` takes every event again, `description: null`
+   * clears it. Pending deliveries use the new URL from their next attempt.
+   */
+  async function updateEndpoint(
+    id: string,
+    patch: {
+      url?: string | undefined;
+      events?: readonly string[] | null | undefined;
+      description?: string | null | undefined;
+      enabled?: boolean | undefined;
+    },
+    orgId?: string,
+  ): Promise<WebhookEndpoint> {
+    const checked = checkInput(patch);
+    await requireEndpoint(id, orgId);
+    await repo.updateEndpoint(id, {
+      ...(checked.url !== undefined ? { url: checked.url } : {}),
+      ...(patch.events !== undefined ? { event_types: JSON.stringify(checked.events ?? []) } : {}),
+      ...(patch.description !== undefined ? { description: patch.description } : {}),
+      ...(patch.enabled !== undefined ? { enabled: patch.enabled ? 1 : 0 } : {}),
+      updated_at: now(),
+    });
+    return present(await requireEndpoint(id));
+  }
+
   return {
     runAttempt,
 
@@ -265,38 +390,36 @@ export function createWebhooksService(
       }
     },
 
+    /** A new endpoint and its secret (shown once). `maxPerOrg` bounds the organization's count. */
     async addEndpoint(input: {
       orgId: string;
       url: string;
-      events?: string[];
-      description?: string | null;
+      events?: readonly string[] | null | undefined;
+      description?: string | null | undefined;
+      maxPerOrg?: number;
     }): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
-      const url = checkEndpointUrl(input.url);
+      const checked = checkInput(input);
       if (!(await deps.orgExists(input.orgId))) throw new AccessError(`no organization ${input.orgId}`);
-      const events = [...new Set((input.events ?? []).map((e) => e.trim()).filter(Boolean))];
-      if (input.events !== undefined && events.length === 0) {
-        throw new AccessError('the event list names no event: name at least one, or leave it out for every event');
-      }
-      for (const e of events) {
-        if (!EVENT_FILTER_RE.test(e)) {
-          throw new AccessError(`"${e}" is not an event type (e.g. scene_forge.completed or scene_forge.*)`);
-        }
+      if (input.maxPerOrg !== undefined && (await repo.countEndpoints(input.orgId)) >= input.maxPerOrg) {
+        throw new EndpointLimitError(input.maxPerOrg);
       }
       const at = now();
       const secret = generateSecret();
       const row: EndpointRow = {
         id: `we_${randomUUID().replaceAll('-', '')}`,
         organization_id: input.orgId,
-        url,
+        url: checked.url ?? input.url,
         secret,
+        previous_secret: null,
+        previous_secret_expires_at: null,
         description: input.description ?? null,
-        event_types: JSON.stringify(events),
+        event_types: JSON.stringify(checked.events ?? []),
         enabled: 1,
         created_at: at,
         updated_at: at,
       };
       await repo.insertEndpoint(row);
-      return { endpoint: toEndpoint(row), secret };
+      return { endpoint: present(row), secret };
     },
 
     async listEndpoints(
@@ -306,35 +429,88 @@ export function createWebhooksService(
       const rows = await repo.listEndpoints(orgId);
       return Promise.all(
         rows.map(async (r) => ({
-          ...toEndpoint(r),
-          recentDeliveries: (await repo.recentDeliveries(r.id, recent)).map(toDelivery),
+          ...present(r),
+          recentDeliveries: (await repo.deliveries(r.id, { limit: recent })).map(toDelivery),
         })),
       );
     },
 
-    async getEndpoint(id: string): Promise<WebhookEndpoint> {
-      return toEndpoint(await requireEndpoint(id));
+    /** One page of the organization's endpoints and how many it has. */
+    async pageEndpoints(
+      orgId: string,
+      o: { offset: number; limit: number; newestFirst: boolean },
+    ): Promise<{ data: WebhookEndpoint[]; total: number }> {
+      const [rows, total] = await Promise.all([repo.pageEndpoints(orgId, o), repo.countEndpoints(orgId)]);
+      return { data: rows.map(present), total };
     },
 
-    async removeEndpoint(id: string): Promise<void> {
-      if (!(await repo.deleteEndpoint(id))) throw new AccessError(`no webhook endpoint ${id}`);
+    updateEndpoint,
+
+    async getEndpoint(id: string, orgId?: string): Promise<WebhookEndpoint> {
+      return present(await requireEndpoint(id, orgId));
     },
 
     async setEnabled(id: string, enabled: boolean): Promise<WebhookEndpoint> {
-      if (!(await repo.setEnabled(id, enabled, now()))) throw new AccessError(`no webhook endpoint ${id}`);
-      return toEndpoint(await requireEndpoint(id));
+      return updateEndpoint(id, { enabled });
     },
 
-    async deliveries(endpointId: string, limit = 50): Promise<WebhookDelivery[]> {
-      return (await repo.recentDeliveries(endpointId, limit)).map(toDelivery);
+    async removeEndpoint(id: string, orgId?: string): Promise<void> {
+      await requireEndpoint(id, orgId);
+      if (!(await repo.deleteEndpoint(id))) throw new EndpointNotFoundError(id);
+    },
+
+    /**
+     * A new secret for the endpoint (shown once). For `overlapSeconds` (0..MAX_OVERLAP_SECONDS)
+     * deliveries carry a signature with each secret, so receivers can switch in their own time;
+     * then only the new one. Rotating again during an overlap drops the oldest secret at once.
+     */
+    async rotateSecret(
+      id: string,
+      overlapSeconds: number = DEFAULT_OVERLAP_SECONDS,
+      orgId?: string,
+    ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+      if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_OVERLAP_SECONDS) {
+        throw new WebhookInputError([
+          { field: 'overlapSeconds', message: `must be a whole number of seconds from 0 to ${MAX_OVERLAP_SECONDS}` },
+        ]);
+      }
+      await requireEndpoint(id, orgId);
+      const at = clock();
+      const secret = generateSecret();
+      const until = overlapSeconds > 0 ? new Date(at.getTime() + overlapSeconds * 1000).toISOString() : null;
+      if (!(await repo.rotateSecret(id, secret, until, at.toISOString()))) throw new EndpointNotFoundError(id);
+      return { endpoint: present(await requireEndpoint(id)), secret };
+    },
+
+    /** The endpoint's delivery log, newest first. */
+    async deliveries(
+      endpointId: string,
+      o: { limit?: number; offset?: number; status?: WebhookDelivery['status'] } = {},
+    ): Promise<WebhookDelivery[]> {
+      return (await repo.deliveries(endpointId, { ...o, limit: o.limit ?? 50 })).map(toDelivery);
+    },
+
+    /** One page of an endpoint's delivery log (of the organization's endpoint) and its size. */
+    async pageDeliveries(
+      endpointId: string,
+      o: { offset: number; limit: number; status?: WebhookDelivery['status'] | undefined },
+      orgId?: string,
+    ): Promise<{ data: WebhookDelivery[]; total: number }> {
+      await requireEndpoint(endpointId, orgId);
+      const status = o.status === undefined ? {} : { status: o.status };
+      const [rows, total] = await Promise.all([
+        repo.deliveries(endpointId, { limit: o.limit, offset: o.offset, ...status }),
+        repo.countDeliveries(endpointId, o.status),
+      ]);
+      return { data: rows.map(toDelivery), total };
     },
 
     /**
      * Sends a `webhook.test` event to the endpoint now, once (no retries), even when it is
      * disabled; the delivery is logged like any other. Returns the delivery and the attempt.
      */
-    async sendTest(id: string): Promise<{ delivery: WebhookDelivery; outcome: AttemptOutcome }> {
-      const endpoint = await requireEndpoint(id);
+    async sendTest(id: string, orgId?: string): Promise<{ delivery: WebhookDelivery; outcome: AttemptOutcome }> {
+      const endpoint = await requireEndpoint(id, orgId);
       const at = now();
       const row: DeliveryRow = {
         id: randomDeliveryId(),

@@ -30,12 +30,16 @@ export function sign(secret: string, id: string, timestampSeconds: number, body:
   return `v1,${mac}`;
 }
 
-/** The three Standard Webhooks headers of one delivery attempt. */
-export function signedHeaders(secret: string, id: string, timestampSeconds: number, body: string) {
+/**
+ * The three Standard Webhooks headers of one delivery attempt, with one space-separated `v1,`
+ * signature per secret (during a rotation's overlap: the new secret's, then the old one's).
+ */
+export function signedHeaders(secrets: readonly string[], id: string, timestampSeconds: number, body: string) {
+  if (secrets.length === 0) throw new Error('no webhook secret to sign with');
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': sign(secret, id, timestampSeconds, body),
+    'webhook-signature': secrets.map((s) => sign(s, id, timestampSeconds, body)).join(' '),
   };
 }
 

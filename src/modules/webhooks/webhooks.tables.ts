@@ -1,11 +1,17 @@
-/** Migration 0013. The operator's endpoints of an organization (`atelier admin webhook add`). */
+/**
+ * Migrations 0013, 0015. An organization's endpoints (`atelier admin webhook add`, or its admins
+ * through `/v1/webhook-endpoints`).
+ */
 export interface WebhookEndpointsTable {
   id: string;
   organization_id: string;
   /** http(s) URL; its host is checked by the SSRF-safe fetcher at each delivery, not here. */
   url: string;
-  /** `whsec_<base64 of 32 random bytes>`; kept as is (signing needs it), printed once at creation. */
+  /** `whsec_<base64 of 32 random bytes>`; kept as is (signing needs it), shown once (create, rotate). */
   secret: string;
+  /** The secret before the last rotation: deliveries are signed with it too until the time below. */
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
   description: string | null;
   /** JSON array of event types (`scene_forge.completed`, `video_group.*`); `[]` = every event. */
   event_types: string;

@@ -2,7 +2,17 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../config.ts';
 import { deliveryId, eventPayload, eventType, matches } from './webhooks.events.ts';
-import { attemptJobId, checkEndpointUrl, retryDelay } from './webhooks.service.ts';
+import type { FetchOptions, Fetcher } from '../../adapters/fetch/fetcher.ts';
+import type { EndpointRow, DeliveryRow, WebhooksRepo } from './webhooks.repo.ts';
+import {
+  attemptJobId,
+  checkEndpointUrl,
+  createWebhooksService,
+  parseEventFilter,
+  retryDelay,
+  signingSecrets,
+  WebhookInputError,
+} from './webhooks.service.ts';
 import { generateSecret, secretKey, sign, signedHeaders, verify } from './webhooks.signature.ts';
 
 /**
@@ -22,7 +32,7 @@ describe('Standard Webhooks signatures', () => {
     expect(sign(VECTOR.secret, VECTOR.id, VECTOR.timestamp, VECTOR.body)).toBe(VECTOR.signature);
     // The prefix is optional for the key, as in the reference libraries.
     expect(sign(VECTOR.secret.slice(6), VECTOR.id, VECTOR.timestamp, VECTOR.body)).toBe(VECTOR.signature);
-    expect(signedHeaders(VECTOR.secret, VECTOR.id, VECTOR.timestamp, VECTOR.body)).toEqual({
+    expect(signedHeaders([VECTOR.secret], VECTOR.id, VECTOR.timestamp, VECTOR.body)).toEqual({
       'webhook-id': VECTOR.id,
       'webhook-timestamp': '1614265330',
       'webhook-signature': VECTOR.signature,
@@ -42,7 +52,7 @@ describe('Standard Webhooks signatures', () => {
   });
 
   it('verifies like a receiver: tolerance, several signatures, tampering, missing headers', () => {
-    const headers = signedHeaders(VECTOR.secret, VECTOR.id, VECTOR.timestamp, VECTOR.body);
+    const headers = signedHeaders([VECTOR.secret], VECTOR.id, VECTOR.timestamp, VECTOR.body);
     const at = { nowSeconds: VECTOR.timestamp + 10 };
     expect(verify(VECTOR.secret, headers, VECTOR.body, at)).toBeUndefined();
     expect(
@@ -148,5 +158,175 @@ describe('webhook events', () => {
     ]) {
       expect(() => checkEndpointUrl(bad)).toThrow();
     }
+  });
+});
+
+describe('webhook input', () => {
+  it('reads event filters: trimmed, distinct; every bad entry named; an empty list refused', () => {
+    expect(parseEventFilter([' scene_forge.* ', 'video_group.failed', 'scene_forge.*'])).toEqual({
+      ok: true,
+      value: ['scene_forge.*', 'video_group.failed'],
+    });
+    const bad = parseEventFilter(['scene_forge.*', 'Everything!', '', 'a.b.c']);
+    expect(bad).toMatchObject({ ok: false, problems: [{ field: 'events.1' }, { field: 'events.3' }] });
+    for (const empty of [[], [''], [' ', '  ']]) {
+      expect(parseEventFilter(empty)).toMatchObject({
+        ok: false,
+        problems: [{ field: 'events', message: expect.stringMatching(/names no event/) }],
+      });
+    }
+  });
+
+  it('names the member a bad URL is in', () => {
+    const err = (() => {
+      try {
+        checkEndpointUrl('ftp://example.com/');
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(WebhookInputError);
+    expect((err as WebhookInputError).problems).toEqual([
+      { field: 'url', message: 'must be http or https (got "ftp:")' },
+    ]);
+  });
+});
+
+describe('secret rotation', () => {
+  const T0 = Date.parse('2026-03-01T00:00:00.000Z');
+  const HOUR = 3_600_000;
+
+  it('signs with every secret given, each signature verifiable on its own', () => {
+    const [a, b, c] = [generateSecret(), generateSecret(), generateSecret()];
+    const headers = signedHeaders([a, b], 'msg_1', 1_700_000_000, '{}');
+    expect(headers['webhook-signature'].split(' ')).toEqual([
+      sign(a, 'msg_1', 1_700_000_000, '{}'),
+      sign(b, 'msg_1', 1_700_000_000, '{}'),
+    ]);
+    const at = { nowSeconds: 1_700_000_000 };
+    expect(verify(a, headers, '{}', at)).toBeUndefined();
+    expect(verify(b, headers, '{}', at)).toBeUndefined();
+    expect(verify(c, headers, '{}', at)).toBe('NO_MATCHING_SIGNATURE');
+    expect(() => signedHeaders([], 'msg_1', 1, '{}')).toThrow();
+  });
+
+  it('keeps the previous secret until its overlap ends, not a moment longer', () => {
+    const row = {
+      secret: 'whsec_new',
+      previous_secret: 'whsec_old',
+      previous_secret_expires_at: new Date(T0 + HOUR).toISOString(),
+    };
+    expect(signingSecrets(row, new Date(T0))).toEqual(['whsec_new', 'whsec_old']);
+    expect(signingSecrets(row, new Date(T0 + HOUR - 1))).toEqual(['whsec_new', 'whsec_old']);
+    expect(signingSecrets(row, new Date(T0 + HOUR))).toEqual(['whsec_new']);
+    expect(signingSecrets({ ...row, previous_secret: null }, new Date(T0))).toEqual(['whsec_new']);
+    expect(signingSecrets({ ...row, previous_secret_expires_at: null }, new Date(T0))).toEqual(['whsec_new']);
+  });
+
+  /** The service on an in-memory repo, a fetcher that records what it would send, and a clock the test moves. */
+  function harness() {
+    let now = T0;
+    const endpoints = new Map<string, EndpointRow>();
+    const deliveries = new Map<string, DeliveryRow>();
+    const repo = {
+      insertEndpoint: async (r: EndpointRow) => void endpoints.set(r.id, { ...r }),
+      getEndpoint: async (id: string) => endpoints.get(id),
+      countEndpoints: async (orgId: string) =>
+        [...endpoints.values()].filter((e) => e.organization_id === orgId).length,
+      // As the SQL does it: the replaced secret becomes the previous one (or none without overlap).
+      rotateSecret: async (id: string, secret: string, until: string | null, at: string) => {
+        const e = endpoints.get(id);
+        if (!e) return false;
+        endpoints.set(id, {
+          ...e,
+          previous_secret: until === null ? null : e.secret,
+          previous_secret_expires_at: until,
+          secret,
+          updated_at: at,
+        });
+        return true;
+      },
+      insertDelivery: async (r: DeliveryRow) => Boolean(deliveries.set(r.id, { ...r })),
+      getDelivery: async (id: string) => deliveries.get(id),
+      recordAttempt: async (id: string, attempt: number, set: Partial<DeliveryRow>) =>
+        Boolean(deliveries.set(id, { ...deliveries.get(id)!, ...set, attempts: attempt })),
+    };
+    const sent: { headers: Record<string, string>; body: string }[] = [];
+    const fetcher: Fetcher = {
+      async fetch(url, o?: FetchOptions) {
+        sent.push({ headers: o?.headers as Record<string, string>, body: String(o?.body) });
+        return {
+          url: String(url),
+          status: 204,
+          headers: {},
+          body: Buffer.alloc(0),
+          contentType: undefined,
+          redirects: [],
+        };
+      },
+    };
+    const service = createWebhooksService({
+      clock: () => new Date(now),
+      fetcher,
+      jobs: {} as never,
+      repo: repo as unknown as WebhooksRepo,
+      deliverJob: { name: 'webhooks.deliver' } as never,
+      retryScheduleMs: [],
+      orgExists: async () => true,
+    });
+    /** Sends a test event now; which of `secrets` its signature verifies with (as a receiver at that time). */
+    async function verifiedBy(id: string, secrets: Record<string, string>): Promise<string[]> {
+      await service.sendTest(id);
+      const { headers, body } = sent.at(-1)!;
+      const nowSeconds = Math.floor(now / 1000);
+      return Object.keys(secrets).filter((name) => verify(secrets[name]!, headers, body, { nowSeconds }) === undefined);
+    }
+    const advance = (ms: number) => {
+      now += ms;
+    };
+    return { service, verifiedBy, advance };
+  }
+
+  it('a delivery during the overlap verifies with either secret, after it only with the new one', async () => {
+    const h = harness();
+    const { endpoint, secret: first } = await h.service.addEndpoint({ orgId: 'o1', url: 'https://hooks.example.com/' });
+    expect(await h.verifiedBy(endpoint.id, { first })).toEqual(['first']);
+
+    const rotated = await h.service.rotateSecret(endpoint.id, 3600);
+    const second = rotated.secret;
+    expect(second).not.toBe(first);
+    expect(rotated.endpoint.previousSecretExpiresAt).toBe(new Date(T0 + HOUR).toISOString());
+    expect(await h.verifiedBy(endpoint.id, { first, second })).toEqual(['first', 'second']);
+    h.advance(HOUR - 1000);
+    expect(await h.verifiedBy(endpoint.id, { first, second })).toEqual(['first', 'second']);
+    h.advance(1000);
+    expect(await h.verifiedBy(endpoint.id, { first, second })).toEqual(['second']);
+    expect((await h.service.getEndpoint(endpoint.id)).previousSecretExpiresAt).toBeNull();
+  });
+
+  it('rotates at once without overlap; a second rotation during an overlap drops the oldest secret', async () => {
+    const h = harness();
+    const { endpoint, secret: first } = await h.service.addEndpoint({ orgId: 'o1', url: 'https://hooks.example.com/' });
+    const { secret: second, endpoint: after } = await h.service.rotateSecret(endpoint.id, 0);
+    expect(after.previousSecretExpiresAt).toBeNull();
+    expect(await h.verifiedBy(endpoint.id, { first, second })).toEqual(['second']);
+    const { secret: third } = await h.service.rotateSecret(endpoint.id, 600);
+    h.advance(60_000);
+    const { secret: fourth } = await h.service.rotateSecret(endpoint.id, 600);
+    expect(await h.verifiedBy(endpoint.id, { second, third, fourth })).toEqual(['third', 'fourth']);
+    // The default overlap is a day.
+    const { endpoint: daily } = await h.service.rotateSecret(endpoint.id);
+    expect(Date.parse(daily.previousSecretExpiresAt!) - (T0 + 60_000)).toBe(24 * HOUR);
+  });
+
+  it('refuses an overlap that is not 0..7 days in whole seconds', async () => {
+    const h = harness();
+    const { endpoint } = await h.service.addEndpoint({ orgId: 'o1', url: 'https://hooks.example.com/' });
+    for (const bad of [-1, 1.5, 7 * 86_400 + 1, Number.NaN]) {
+      await expect(h.service.rotateSecret(endpoint.id, bad)).rejects.toMatchObject({
+        problems: [{ field: 'overlapSeconds' }],
+      });
+    }
+    expect((await h.service.rotateSecret(endpoint.id, 7 * 86_400)).endpoint.previousSecretExpiresAt).not.toBeNull();
   });
 });

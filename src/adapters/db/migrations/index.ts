@@ -12,6 +12,7 @@ import * as m0011 from './0011_videos.ts';
 import * as m0012 from './0012_idempotency.ts';
 import * as m0013 from './0013_webhooks.ts';
 import * as m0014 from './0014_console.ts';
+import * as m0015 from './0015_webhook_rotation.ts';
 
 /**
  * Every migration, in order. Names sort in the order they run; a released migration never changes.
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '0012_idempotency': m0012,
   '0013_webhooks': m0013,
   '0014_console': m0014,
+  '0015_webhook_rotation': m0015,
 };
