@@ -4,7 +4,11 @@ import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installOpenApi } from '../src/http/openapi.ts';
+import { makeAjv } from '../src/http/validation.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: documents are read field by field
+type Json = any;
 
 interface OpenApiDoc {
   openapi: string;
@@ -103,6 +107,42 @@ describe('OpenAPI document of the app', () => {
     expect(res.body).toMatch(/<html/i);
     const asset = await t.request({ method: 'GET', url: '/docs/static/swagger-ui.css' });
     expect(asset.statusCode).toBe(200);
+  });
+
+  it('describes every operation, gives every body an example, marks console-only routes, documents Prefer: wait', () => {
+    const ops = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, op: op as Json })),
+    );
+    for (const { where, op } of ops) {
+      expect(op.description, where).toEqual(expect.any(String));
+      expect(op.description.length, where).toBeGreaterThan(20);
+      const media = op.requestBody?.content?.['application/json'];
+      if (media) {
+        const examples =
+          media.example !== undefined ? [media.example] : Object.values<Json>(media.examples ?? {}).map((e) => e.value);
+        expect(examples.length, `${where} has no request example`).toBeGreaterThan(0);
+        // Each example is one the route accepts.
+        const check = makeAjv(false).compile(media.schema);
+        for (const example of examples) {
+          expect(check(structuredClone(example)), `${where}: ${JSON.stringify(check.errors)}`).toBe(true);
+        }
+      }
+      if ((op.tags ?? []).includes('console')) expect(op.description, where).toMatch(/^Console only/);
+    }
+    const forge = (doc.paths['/v1/scene-forges/{id}'] as Json).get;
+    expect(forge.parameters.some((p: Json) => p.in === 'header' && p.name === 'prefer')).toBe(true);
+    const create = (doc.paths['/v1/brands/{brandId}/scene-forges'] as Json).post;
+    expect(create.requestBody.content['application/json'].example).toMatchObject({
+      blendingPrompt: expect.any(String),
+      productAssetIds: [expect.stringMatching(/^[0-9a-f-]{36}$/)],
+    });
+  });
+
+  it('shows the product’s mark on the docs page, not the framework’s logo', async () => {
+    const init = await t.request({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
+    expect(init.statusCode).toBe(200);
+    const data = /data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)/.exec(init.body);
+    expect(Buffer.from(data?.[1] ?? '', 'base64').toString()).toContain('Atelier');
   });
 });
 

@@ -1034,7 +1034,11 @@ export interface WebhookTestResult {
 
 /** Every operation of the API, keyed `"METHOD /path"`. */
 export interface Operations {
-  /** List brands */
+  /**
+   * List brands
+   *
+   * The brands of your organization, newest first by default, `limit` to a page with `links` to the next and previous pages. `sort` takes `name`, `createdAt` and their `-` (descending) forms; `industry` filters by exact industry, case-insensitive.
+   */
   "GET /v1/brands": {
     path: Record<string, never>;
     query: {
@@ -1063,7 +1067,11 @@ export interface Operations {
       500: ErrorBody;
     };
   };
-  /** Create a brand */
+  /**
+   * Create a brand
+   *
+   * A brand holds its assets, Brand DNA and generations. `name`, `industry` and `description` are required; tone words come from a fixed list. Answers 201 with the brand, its `version` (send it back as `If-Match` when updating) and a `Location` header.
+   */
   "POST /v1/brands": {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -1161,7 +1169,11 @@ export interface Operations {
       500: ErrorBody;
     };
   };
-  /** Delete a brand with its assets, extractions, Brand DNA and generations (console only) */
+  /**
+   * Delete a brand with its assets, extractions, Brand DNA and generations (console only)
+   *
+   * Console only: the web console calls it with its signed-in session; API keys get 403 `FORBIDDEN`.
+   */
   "DELETE /v1/brands/{brandId}": {
     path: {
       brandId: string;
@@ -1212,7 +1224,11 @@ export interface Operations {
       500: ErrorBody;
     };
   };
-  /** Generate a campaign (console only, not implemented) */
+  /**
+   * Generate a campaign (console only, not implemented)
+   *
+   * Console only: the web console calls it with its signed-in session; API keys get 403 `FORBIDDEN`.
+   */
   "POST /v1/brands/{brandId}/campaigns": {
     path: {
       brandId: string;
@@ -1233,7 +1249,11 @@ export interface Operations {
       501: ErrorBody;
     };
   };
-  /** Generate themes (console only, not implemented) */
+  /**
+   * Generate themes (console only, not implemented)
+   *
+   * Console only: the web console calls it with its signed-in session; API keys get 403 `FORBIDDEN`.
+   */
   "POST /v1/brands/{brandId}/themes": {
     path: {
       brandId: string;
@@ -1254,7 +1274,11 @@ export interface Operations {
       501: ErrorBody;
     };
   };
-  /** Trends (console only, not implemented) */
+  /**
+   * Trends (console only, not implemented)
+   *
+   * Console only: the web console calls it with its signed-in session; API keys get 403 `FORBIDDEN`.
+   */
   "GET /v1/trends": {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -1273,7 +1297,11 @@ export interface Operations {
       501: ErrorBody;
     };
   };
-  /** Submit a partner creative (console only, not implemented) */
+  /**
+   * Submit a partner creative (console only, not implemented)
+   *
+   * Console only: the web console calls it with its signed-in session; API keys get 403 `FORBIDDEN`.
+   */
   "POST /v1/partner-creatives": {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -1292,7 +1320,11 @@ export interface Operations {
       501: ErrorBody;
     };
   };
-  /** List API keys (console only): all of the organization for admins, else your own */
+  /**
+   * List API keys (console only): all of the organization for admins, else your own
+   *
+   * Console only: the web console calls it with its signed-in session; API keys get 403 `FORBIDDEN`.
+   */
   "GET /v1/api-keys": {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -1313,7 +1345,11 @@ export interface Operations {
       500: ErrorBody;
     };
   };
-  /** Create an API key for yourself (console only); the token is shown once */
+  /**
+   * Create an API key for yourself (console only); the token is shown once
+   *
+   * Console only: the web console calls it with its signed-in session; API keys get 403 `FORBIDDEN`.
+   */
   "POST /v1/api-keys": {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -1338,7 +1374,11 @@ export interface Operations {
       500: ErrorBody;
     };
   };
-  /** Regenerate an API key (console only): same id, new secret shown once, the old one stops at once */
+  /**
+   * Regenerate an API key (console only): same id, new secret shown once, the old one stops at once
+   *
+   * Console only: the web console calls it with its signed-in session; API keys get 403 `FORBIDDEN`.
+   */
   "POST /v1/api-keys/{keyId}/regenerate": {
     path: {
       keyId: string;
@@ -1363,7 +1403,11 @@ export interface Operations {
       500: ErrorBody;
     };
   };
-  /** Revoke an API key (console only); it stops working at once */
+  /**
+   * Revoke an API key (console only); it stops working at once
+   *
+   * Console only: the web console calls it with its signed-in session; API keys get 403 `FORBIDDEN`.
+   */
   "DELETE /v1/api-keys/{keyId}": {
     path: {
       keyId: string;
@@ -1557,7 +1601,11 @@ export interface Operations {
       500: ErrorBody;
     };
   };
-  /** Confirm an upload: checks the bytes and starts processing */
+  /**
+   * Confirm an upload: checks the bytes and starts processing
+   *
+   * Call once the bytes were PUT to the `uploadUrl` of initiate-upload. The stored object is checked against the declared size and type, then processed (dimensions, thumbnail, cut-out readiness): the asset goes `processing` → `complete` or `failed`. Poll GET /assets/{assetId} (or `Prefer: wait=N`).
+   */
   "POST /v1/assets/confirm-upload": {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -1587,7 +1635,11 @@ export interface Operations {
       500: ErrorBody;
     };
   };
-  /** Cancel an upload and remove its temporary data */
+  /**
+   * Cancel an upload and remove its temporary data
+   *
+   * For an upload that was initiated but not confirmed: the asset becomes `canceled` and any bytes already stored are removed. A confirmed upload cannot be canceled (409).
+   */
   "POST /v1/assets/cancel-upload/{uploadId}": {
     path: {
       uploadId: string;
@@ -1619,13 +1671,20 @@ export interface Operations {
       500: ErrorBody;
     };
   };
-  /** Read an asset (fresh signed links on every read) */
+  /**
+   * Read an asset (fresh signed links on every read)
+   *
+   * Status, metadata (type, dimensions, duration, tags) and short-lived signed `url`/`thumbnailUrl` links, fresh on every read. Supports `Prefer: wait=N` while the asset is processing.
+   */
   "GET /v1/assets/{assetId}": {
     path: {
       assetId: string;
     };
     query: Record<string, never>;
-    headers: Record<string, never>;
+    headers: {
+      /** `wait=N` (seconds, at most 60): hold the answer until the resource changes from the state you last saw (send its ETag as `If-None-Match`) or N seconds pass, instead of polling. Answered with `Preference-Applied: wait=N` when the wait was honoured. */
+      prefer?: string;
+    };
     body: never;
     responses: {
       /** Default Response */
@@ -1642,7 +1701,11 @@ export interface Operations {
       500: ErrorBody;
     };
   };
-  /** Delete an asset and its stored files (console only) */
+  /**
+   * Delete an asset and its stored files (console only)
+   *
+   * Console only: the web console calls it with its signed-in session; API keys get 403 `FORBIDDEN`.
+   */
   "DELETE /v1/assets/{assetId}": {
     path: {
       assetId: string;
@@ -1749,7 +1812,11 @@ export interface Operations {
       500: ErrorBody;
     };
   };
-  /** Read an extraction; candidates once completed, best first */
+  /**
+   * Read an extraction; candidates once completed, best first
+   *
+   * `pending` → `processing` → `completed` or `failed`. Once completed, the ranked candidates (products, logos, lifestyle images) with their scores and whether they are kept by default; commit the ones you want. Supports `Prefer: wait=N`.
+   */
   "GET /v1/assets/extract-from-url/{extractionId}": {
     path: {
       extractionId: string;
@@ -1758,7 +1825,10 @@ export interface Operations {
       /** Also return rejected candidates with their reasons */
       includeRejected?: boolean;
     };
-    headers: Record<string, never>;
+    headers: {
+      /** `wait=N` (seconds, at most 60): hold the answer until the resource changes from the state you last saw (send its ETag as `If-None-Match`) or N seconds pass, instead of polling. Answered with `Preference-Applied: wait=N` when the wait was honoured. */
+      prefer?: string;
+    };
     body: never;
     responses: {
       /** Default Response */
@@ -1777,7 +1847,11 @@ export interface Operations {
       500: ErrorBody;
     };
   };
-  /** Delete an extraction, its candidates and staged copies (committed assets stay) */
+  /**
+   * Delete an extraction, its candidates and staged copies (committed assets stay)
+   *
+   * Removes the extraction and every staged candidate copy. Assets already committed from it stay in the brand. A running extraction is stopped first.
+   */
   "DELETE /v1/assets/extract-from-url/{extractionId}": {
     path: {
       extractionId: string;
@@ -1948,14 +2022,21 @@ export interface Operations {
       500: ErrorBody;
     };
   };
-  /** Get a Brand DNA version */
+  /**
+   * Get a Brand DNA version
+   *
+   * `pending` → `extracting` → `ready` or `failed`; once ready, the DNA (palette, typography, imagery, voice, values) with the sources each fact came from. Supports `Prefer: wait=N`.
+   */
   "GET /v1/brands/{brandId}/brand-dna/versions/{versionId}": {
     path: {
       brandId: string;
       versionId: string;
     };
     query: Record<string, never>;
-    headers: Record<string, never>;
+    headers: {
+      /** `wait=N` (seconds, at most 60): hold the answer until the resource changes from the state you last saw (send its ETag as `If-None-Match`) or N seconds pass, instead of polling. Answered with `Preference-Applied: wait=N` when the wait was honoured. */
+      prefer?: string;
+    };
     body: never;
     responses: {
       /** Default Response */
@@ -2362,7 +2443,10 @@ export interface Operations {
       id: string;
     };
     query: Record<string, never>;
-    headers: Record<string, never>;
+    headers: {
+      /** `wait=N` (seconds, at most 60): hold the answer until the resource changes from the state you last saw (send its ETag as `If-None-Match`) or N seconds pass, instead of polling. Answered with `Preference-Applied: wait=N` when the wait was honoured. */
+      prefer?: string;
+    };
     body: never;
     responses: {
       /** Default Response */
@@ -2417,13 +2501,20 @@ export interface Operations {
       500: ErrorBody;
     };
   };
-  /** Get an environment generation */
+  /**
+   * Get an environment generation
+   *
+   * `pending` → `processing` → `completed` or `failed`; once completed, `generatedAsset` is the backdrop image (an asset of type environment) to pass to a scene forge as `environmentAssetId`. Supports `Prefer: wait=N`.
+   */
   "GET /v1/environment-generations/{id}": {
     path: {
       id: string;
     };
     query: Record<string, never>;
-    headers: Record<string, never>;
+    headers: {
+      /** `wait=N` (seconds, at most 60): hold the answer until the resource changes from the state you last saw (send its ETag as `If-None-Match`) or N seconds pass, instead of polling. Answered with `Preference-Applied: wait=N` when the wait was honoured. */
+      prefer?: string;
+    };
     body: never;
     responses: {
       /** Default Response */
@@ -2489,14 +2580,21 @@ export interface Operations {
       500: ErrorBody;
     };
   };
-  /** Get a scene prompt enhancement */
+  /**
+   * Get a scene prompt enhancement
+   *
+   * Once completed, `optimizedPrompt` is the brief to send to a scene forge with `promptIsEnhanced: true`; `originalPrompt` is kept to undo. Supports `Prefer: wait=N`.
+   */
   "GET /v1/brands/{brandId}/scene-forge-prompt-enhancements/{id}": {
     path: {
       brandId: string;
       id: string;
     };
     query: Record<string, never>;
-    headers: Record<string, never>;
+    headers: {
+      /** `wait=N` (seconds, at most 60): hold the answer until the resource changes from the state you last saw (send its ETag as `If-None-Match`) or N seconds pass, instead of polling. Answered with `Preference-Applied: wait=N` when the wait was honoured. */
+      prefer?: string;
+    };
     body: never;
     responses: {
       /** Default Response */
@@ -2582,7 +2680,11 @@ export interface Operations {
       500: ErrorBody;
     };
   };
-  /** List generated video groups */
+  /**
+   * List generated video groups
+   *
+   * A brand's video groups (one per generate-video request), newest first, with their variations. Filter by `partner`; sort with `sort` (`createdAt`, `-createdAt`) or the spec's `sortBy`/`sortOrder`.
+   */
   "GET /v1/brands/{brandId}/generated-videos-groups": {
     path: {
       brandId: string;
@@ -2616,13 +2718,20 @@ export interface Operations {
       500: ErrorBody;
     };
   };
-  /** Get a generated video group */
+  /**
+   * Get a generated video group
+   *
+   * The group's rolled-up status and one variation per prompt: once completed, `asset.url` is the MP4 and `previewUrl` a short low-resolution preview. Supports `Prefer: wait=N`.
+   */
   "GET /v1/generated-videos-groups/{generatedVideosGroupId}": {
     path: {
       generatedVideosGroupId: string;
     };
     query: Record<string, never>;
-    headers: Record<string, never>;
+    headers: {
+      /** `wait=N` (seconds, at most 60): hold the answer until the resource changes from the state you last saw (send its ETag as `If-None-Match`) or N seconds pass, instead of polling. Answered with `Preference-Applied: wait=N` when the wait was honoured. */
+      prefer?: string;
+    };
     body: never;
     responses: {
       /** Default Response */
@@ -2700,14 +2809,21 @@ export interface Operations {
       500: ErrorBody;
     };
   };
-  /** Get an image-to-video prompt enhancement */
+  /**
+   * Get an image-to-video prompt enhancement
+   *
+   * Once completed, `enhancedPrompt` is the video prompt (subject, one camera move, pacing, audio cues) to send to generate-video with `promptIsEnhanced: true`. Supports `Prefer: wait=N`.
+   */
   "GET /v1/brands/{brandId}/image-to-video-prompt-enhancements/{id}": {
     path: {
       brandId: string;
       id: string;
     };
     query: Record<string, never>;
-    headers: Record<string, never>;
+    headers: {
+      /** `wait=N` (seconds, at most 60): hold the answer until the resource changes from the state you last saw (send its ETag as `If-None-Match`) or N seconds pass, instead of polling. Answered with `Preference-Applied: wait=N` when the wait was honoured. */
+      prefer?: string;
+    };
     body: never;
     responses: {
       /** Default Response */

@@ -3,6 +3,23 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from '../config.ts';
 import { errorResponses } from './errors.ts';
+import { exampleOf } from './openapi-example.ts';
+
+/** The docs page's mark: the product's name, not the framework's logo. */
+const LOGO = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="28" viewBox="0 0 120 28">' +
+    '<text x="0" y="21" font-family="Georgia, serif" font-size="22" fill="#ffffff">Atelier</text></svg>',
+);
+
+const CONSOLE_ONLY = 'Console only: the web console calls it with its signed-in session; API keys get 403 `FORBIDDEN`.';
+
+const PREFER_WAIT = {
+  type: 'string',
+  description:
+    '`wait=N` (seconds, at most 60): hold the answer until the resource changes from the state you last saw ' +
+    '(send its ETag as `If-None-Match`) or N seconds pass, instead of polling. Answered with ' +
+    '`Preference-Applied: wait=N` when the wait was honoured.',
+};
 
 /**
  * Statuses the shared hooks can answer on a route whatever its own schema says: 500 (error
@@ -49,6 +66,17 @@ export async function installOpenApi(app: FastifyInstance, config: Pick<Config, 
       const cfg = (route.config ?? {}) as FastifyContextConfig;
       if (cfg.auth === false) s.security = [];
       s.response = { ...errorResponses(...kernelStatuses(route.method, cfg)), ...(s.response ?? {}) };
+      if (cfg.surface === 'console') {
+        s.description = [CONSOLE_ONLY, s.description].filter(Boolean).join(' ');
+      }
+      // The long-poll reads (src/http/long-poll.ts) take `Prefer: wait=N`.
+      if ((cfg as { longPoll?: unknown }).longPoll) {
+        const headers = (s.headers ?? { type: 'object', properties: {} }) as { properties?: Record<string, unknown> };
+        s.headers = { ...headers, properties: { ...(headers.properties ?? {}), prefer: PREFER_WAIT } };
+      }
+      // A request example for every body (the schema's own, else one made from it).
+      const body = s.body as Record<string, unknown> | undefined;
+      if (body && !Array.isArray(body.examples)) s.body = { ...body, examples: [exampleOf(body)] };
       return { schema: s as never, url };
     },
   });
@@ -57,5 +85,10 @@ export async function installOpenApi(app: FastifyInstance, config: Pick<Config, 
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), auth: false };
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list' },
+    logo: { type: 'image/svg+xml', content: LOGO },
+    theme: { title: 'Atelier API' },
+  });
 }

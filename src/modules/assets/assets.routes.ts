@@ -54,6 +54,8 @@ export function assetsRoutes(
         config: { permission: 'assets:write' },
         schema: {
           summary: 'Confirm an upload: checks the bytes and starts processing',
+          description:
+            'Call once the bytes were PUT to the `uploadUrl` of initiate-upload. The stored object is checked against the declared size and type, then processed (dimensions, thumbnail, cut-out readiness): the asset goes `processing` → `complete` or `failed`. Poll GET /assets/{assetId} (or `Prefer: wait=N`).',
           tags,
           body: ConfirmUploadBody,
           response: { 200: AssetSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
@@ -68,6 +70,8 @@ export function assetsRoutes(
         config: { permission: 'assets:write' },
         schema: {
           summary: 'Cancel an upload and remove its temporary data',
+          description:
+            'For an upload that was initiated but not confirmed: the asset becomes `canceled` and any bytes already stored are removed. A confirmed upload cannot be canceled (409).',
           tags,
           params: UploadIdParams,
           response: { 200: CancelUploadResponse, ...errorResponses(400, 401, 403, 404, 429, 500) },
@@ -82,6 +86,8 @@ export function assetsRoutes(
         config: { longPoll: { kind: 'asset', param: 'assetId' } },
         schema: {
           summary: 'Read an asset (fresh signed links on every read)',
+          description:
+            'Status, metadata (type, dimensions, duration, tags) and short-lived signed `url`/`thumbnailUrl` links, fresh on every read. Supports `Prefer: wait=N` while the asset is processing.',
           tags,
           params: AssetIdParams,
           response: { 200: AssetSchema, ...errorResponses(400, 401, 404, 429, 500) },

@@ -100,6 +100,8 @@ export function brandDnaRoutes(deps: Pick<AppDeps, 'brandDna'>): FastifyPluginAs
         },
         schema: {
           summary: 'Get a Brand DNA version',
+          description:
+            '`pending` → `extracting` → `ready` or `failed`; once ready, the DNA (palette, typography, imagery, voice, values) with the sources each fact came from. Supports `Prefer: wait=N`.',
           tags,
           params: VersionParams,
           response: { 200: DetailEnvelope, ...errorResponses(400, 401, 403, 404, 429, 500) },

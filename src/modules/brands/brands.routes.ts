@@ -45,6 +45,8 @@ export function brandsRoutes(
         config: { permission: 'brands:write' },
         schema: {
           summary: 'Create a brand',
+          description:
+            'A brand holds its assets, Brand DNA and generations. `name`, `industry` and `description` are required; tone words come from a fixed list. Answers 201 with the brand, its `version` (send it back as `If-Match` when updating) and a `Location` header.',
           tags: ['brands'],
           body: CreateBrandBody,
           response: {
@@ -69,6 +71,8 @@ export function brandsRoutes(
       {
         schema: {
           summary: 'List brands',
+          description:
+            'The brands of your organization, newest first by default, `limit` to a page with `links` to the next and previous pages. `sort` takes `name`, `createdAt` and their `-` (descending) forms; `industry` filters by exact industry, case-insensitive.',
           tags: ['brands'],
           querystring: ListBrandsQuery,
           response: {

@@ -41,6 +41,8 @@ export function enhancementsRoutes(deps: Pick<AppDeps, 'enhancements'>): Fastify
         config: { longPoll: { kind: 'scene_prompt_enhancement', param: 'id' } },
         schema: {
           summary: 'Get a scene prompt enhancement',
+          description:
+            'Once completed, `optimizedPrompt` is the brief to send to a scene forge with `promptIsEnhanced: true`; `originalPrompt` is kept to undo. Supports `Prefer: wait=N`.',
           tags,
           params: BrandIdParams,
           response: { 200: SceneEnhancement, ...errorResponses(400, 401, 403, 404, 429, 500) },

@@ -43,6 +43,8 @@ export function environmentsRoutes(deps: Pick<AppDeps, 'environments'>): Fastify
         config: { longPoll: { kind: 'environment_generation', param: 'id' } },
         schema: {
           summary: 'Get an environment generation',
+          description:
+            '`pending` → `processing` → `completed` or `failed`; once completed, `generatedAsset` is the backdrop image (an asset of type environment) to pass to a scene forge as `environmentAssetId`. Supports `Prefer: wait=N`.',
           tags,
           params: IdParams,
           response: { 200: EnvironmentGeneration, ...errorResponses(400, 401, 403, 404, 429, 500) },

@@ -46,6 +46,8 @@ export function extractionRoutes(deps: { extraction: ExtractionService }): Fasti
         config: { feature: 'url_extraction', longPoll: { kind: 'extraction', param: 'extractionId' } },
         schema: {
           summary: 'Read an extraction; candidates once completed, best first',
+          description:
+            '`pending` → `processing` → `completed` or `failed`. Once completed, the ranked candidates (products, logos, lifestyle images) with their scores and whether they are kept by default; commit the ones you want. Supports `Prefer: wait=N`.',
           tags,
           params: ExtractionIdParams,
           querystring: ReadExtractionQuery,
@@ -61,6 +63,8 @@ export function extractionRoutes(deps: { extraction: ExtractionService }): Fasti
         config: { permission: 'generate', feature: 'url_extraction' },
         schema: {
           summary: 'Delete an extraction, its candidates and staged copies (committed assets stay)',
+          description:
+            'Removes the extraction and every staged candidate copy. Assets already committed from it stay in the brand. A running extraction is stopped first.',
           tags,
           params: ExtractionIdParams,
           response: {

@@ -57,6 +57,8 @@ export function videosRoutes(deps: Pick<AppDeps, 'videos' | 'videoEnhancements'>
       {
         schema: {
           summary: 'List generated video groups',
+          description:
+            "A brand's video groups (one per generate-video request), newest first, with their variations. Filter by `partner`; sort with `sort` (`createdAt`, `-createdAt`) or the spec's `sortBy`/`sortOrder`.",
           tags,
           params: BrandParams,
           querystring: ListVideoGroupsQuery,
@@ -72,6 +74,8 @@ export function videosRoutes(deps: Pick<AppDeps, 'videos' | 'videoEnhancements'>
         config: { longPoll: { kind: 'video_group', param: 'generatedVideosGroupId' } },
         schema: {
           summary: 'Get a generated video group',
+          description:
+            "The group's rolled-up status and one variation per prompt: once completed, `asset.url` is the MP4 and `previewUrl` a short low-resolution preview. Supports `Prefer: wait=N`.",
           tags,
           params: GroupParams,
           response: { 200: GeneratedVideosGroup, ...errorResponses(400, 401, 403, 404, 429, 500) },
@@ -110,6 +114,8 @@ export function videosRoutes(deps: Pick<AppDeps, 'videos' | 'videoEnhancements'>
         config: { longPoll: { kind: 'video_prompt_enhancement', param: 'id' } },
         schema: {
           summary: 'Get an image-to-video prompt enhancement',
+          description:
+            'Once completed, `enhancedPrompt` is the video prompt (subject, one camera move, pacing, audio cues) to send to generate-video with `promptIsEnhanced: true`. Supports `Prefer: wait=N`.',
           tags,
           params: BrandIdParams,
           response: { 200: VideoEnhancement, ...errorResponses(400, 401, 403, 404, 429, 500) },
