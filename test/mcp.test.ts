@@ -6,6 +6,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPublicAddress } from '../src/adapters/fetch/address-policy.ts';
 import { createFetcher } from '../src/adapters/fetch/fetcher.ts';
+import { makeAjv } from '../src/http/validation.ts';
 import { ROUTE_TOOLS } from '../src/mcp/tools.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { productFixture } from './helpers/generation.ts';
@@ -149,7 +150,12 @@ describe('MCP server (Streamable HTTP, official SDK client)', () => {
   it('goes from a product photo to a scene and a video with tools alone, waiting with progress', async () => {
     const client = await connect(key);
     const sizes: Record<string, number> = {};
+    // Every argument object of the quickstart fits the schema the tool list gives the agent.
+    const listed = new Map((await client.listTools()).tools.map((x) => [x.name, x.inputSchema]));
+    const ajv = makeAjv(false);
     const ok = async (c: Client, name: string, args: Json = {}) => {
+      const check = ajv.compile(listed.get(name) as object);
+      expect(check(structuredClone(args)), `${name}: ${JSON.stringify(check.errors)}`).toBe(true);
       const r = await call(c, name, args);
       expect(r.isError, `${name}: ${r.text}`).toBe(false);
       // One text item, pure JSON, small enough for an agent's context.
