@@ -1,6 +1,13 @@
 #!/usr/bin/env node
 // Package bin: runs the TypeScript CLI through tsx so `npx atelier …` works from a checkout.
-import { register } from 'tsx/esm/api';
+// The Node.js version is checked first, before anything native loads.
+import { nodeProblem } from '../scripts/check-node.mjs';
 
+const problem = nodeProblem();
+if (problem) {
+  process.stderr.write(`atelier: ${problem}\n`);
+  process.exit(1);
+}
+const { register } = await import('tsx/esm/api');
 register();
 await import('../src/main.ts');

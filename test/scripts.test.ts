@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -28,5 +29,34 @@ describe('scripts/guarded', () => {
 
   it('keeps the exit code of a failing run', () => {
     expect(guarded('exit 7').status).toBe(7);
+  });
+});
+
+describe('scripts/check-node.mjs (the Node.js version gate)', () => {
+  it('refuses Node.js 20 and 22.11 with one line naming the running and the required version and the fix', async () => {
+    const { nodeProblem, MINIMUM } = await import('../scripts/check-node.mjs');
+    for (const node of ['20.20.2', '22.11.9', '18.0.0']) {
+      const problem = nodeProblem({ node } as NodeJS.ProcessVersions);
+      expect(problem).toMatch(new RegExp(`needs Node.js ${MINIMUM.replaceAll('.', '\\.')} or newer`));
+      expect(problem).toContain(`this is Node.js ${node}`);
+      expect(problem).toMatch(/Install Node.js 24/);
+      expect(problem).toContain('scripts/node 24 npm start');
+      expect(problem).not.toContain('\n');
+    }
+    for (const node of ['22.12.0', '22.23.3', '24.21.0', '25.0.0']) {
+      expect(nodeProblem({ node } as NodeJS.ProcessVersions)).toBeUndefined();
+    }
+  });
+
+  it('runs first in npm install, npm start, npm test and the atelier command, and passes on this Node.js', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(pkg.scripts.preinstall).toBe('node scripts/check-node.mjs');
+    for (const s of ['start', 'test', 'atelier']) expect(pkg.scripts[s]).toMatch(/^node scripts\/check-node\.mjs && /);
+    expect(fs.readFileSync(path.join(ROOT, 'bin/atelier.mjs'), 'utf8')).toMatch(/nodeProblem\(\)[\s\S]*import\('tsx/);
+    const r = spawnSync(process.execPath, ['scripts/check-node.mjs'], { cwd: ROOT, encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe('');
   });
 });
