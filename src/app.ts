@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps } from './app-deps.ts';
 import { installAuth } from './http/auth.ts';
@@ -59,7 +59,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logLevel === 'silent' ? { logger: false } : { loggerInstance: createLogger(deps.config) as FastifyBaseLogger }),
     // One line per request of our own (installRequestLog), not Fastify's two.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.bodyLimit,
     frameworkErrors,
     clientErrorHandler,

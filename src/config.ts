@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import ipaddr from 'ipaddr.js';
 import path from 'node:path';
 import {
@@ -50,6 +51,8 @@ export interface Config {
    * 408 and the connection is closed.
    */
   httpTimeouts: { headersMs: number; requestMs: number; bodyMs: number };
+  /** Threads for the local engines' CPU work (ATELIER_ENGINE_THREADS; 0: on the event loop). */
+  engineThreads: number;
   /** Jobs run at once per queue in each worker process (ATELIER_WORKER_CONCURRENCY). */
   workerConcurrency: number;
   /** Redis key prefix of the BullMQ queues (ATELIER_QUEUE_PREFIX); deployments sharing a Redis need one each. */
@@ -452,6 +455,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     bodyLimit: int(env, 'ATELIER_BODY_LIMIT', 1_048_576, 1024, 104_857_600),
     httpTimeouts: httpTimeouts(env),
     workerConcurrency: int(env, 'ATELIER_WORKER_CONCURRENCY', 2, 1, 64),
+    engineThreads: int(env, 'ATELIER_ENGINE_THREADS', availableParallelism(), 0, 256),
     queuePrefix: queuePrefix(env),
     jobLeaseMs: int(env, 'ATELIER_JOB_LEASE_SECONDS', 30, 5, 3600) * 1000,
     storage: storageSettings(env),

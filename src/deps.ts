@@ -22,6 +22,8 @@ import { createAssetsModule } from './modules/assets/assets.module.ts';
 import { createExtractionModule } from './modules/extraction/extraction.module.ts';
 import { createBrandDnaModule } from './modules/brand-dna/brand-dna.module.ts';
 import { createGenerationEngines } from './modules/generation/engines.ts';
+import { ENGINE_WORKER } from './modules/generation/pooled-engines.ts';
+import { createThreadPool } from './adapters/workers/thread-pool.ts';
 import {
   createStorageInputHost,
   PURGE_PROVIDER_INPUTS_EVERY_MS,
@@ -131,12 +133,16 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
   const usage = createUsageLedger({ db, clock, plans, orgs: access });
   const brandDnaModule = createBrandDnaModule({ db, storage, jobs, clock, config, usage, fetcher, changes });
   jobs.register(...brandDnaModule.jobs);
+  // The local engines' CPU work runs on its own threads (0: on the event loop).
+  const enginePool =
+    config.engineThreads > 0 ? createThreadPool({ file: ENGINE_WORKER, threads: config.engineThreads }) : undefined;
   const engines = createGenerationEngines(
     { longSide: config.imageLongSide, image: config.imageEngine, llm: config.llm, video: config.video },
     {
       logger: createLogger(config).child({ component: 'generation' }),
       inputHost: createStorageInputHost(storage, { mode: config.inputLinks }),
       allowPrivateDownloads: config.allowPrivateFetch,
+      pool: enginePool,
     },
   );
   jobs.register(providerInputsPurgeJob({ storage }));
@@ -216,6 +222,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
       await keyUsage.close();
       await rateLimiter.close();
       await byteLimiter.close();
+      await enginePool?.close();
       await storage.close();
       await db.close();
     },

@@ -48,6 +48,9 @@ export async function createTestApp(kind: DbKind = 'sqlite', opts: TestAppOption
     ATELIER_DATA_DIR: dataDir,
     ATELIER_RATE_LIMIT_PER_SECOND: '100000',
     ATELIER_RATE_LIMIT_BURST: '100000',
+    // Engines on the event loop unless a test asks for threads (test/engine-threads.test.ts does):
+    // a thread per app would load the engines again in every test file.
+    ATELIER_ENGINE_THREADS: '0',
     ...(kind === 'postgres' ? { DATABASE_URL: TEST_PG_URL } : {}),
     ...opts.env,
   });

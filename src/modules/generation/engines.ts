@@ -11,6 +11,15 @@ import type { SceneEnhancer } from '../../engines/text/scene-enhancer.ts';
 import { createLocalVideoEngine } from '../../engines/video/local/local-video-engine.ts';
 import { createVideoEngine, type VideoEngine, type VideoEngineSettings } from '../../engines/video/index.ts';
 import type { VideoModelId } from '../videos/video-models.ts';
+import type { ThreadPool } from '../../adapters/workers/thread-pool.ts';
+import {
+  type Analyze,
+  pooledAnalyze,
+  pooledEnvironmentEngine,
+  pooledSceneEngine,
+  pooledVideoEngine,
+} from './pooled-engines.ts';
+import { analyzePng } from './scoring.ts';
 
 /** The engines generation jobs call, chosen once per process from the settings. */
 export interface GenerationEngines {
@@ -21,6 +30,8 @@ export interface GenerationEngines {
   videoEnhancer: VideoEnhancer;
   /** The video engine a model id is mapped to. */
   video(model: VideoModelId): VideoEngine;
+  /** Scores and critique features of a generated PNG (./scoring.ts). */
+  analyze: Analyze;
 }
 
 export interface EngineSettings {
@@ -45,10 +56,13 @@ export function createGenerationEngines(
     inputHost?: InputHost | undefined;
     /** ATELIER_ALLOW_PRIVATE_FETCH: provider results may be downloaded from private addresses too (local testing). */
     allowPrivateDownloads?: boolean;
+    /** The engine threads (ATELIER_ENGINE_THREADS): the local engines and the analysis run there. */
+    pool?: ThreadPool | undefined;
   } = {},
 ): GenerationEngines {
-  const local = () => createLocalSceneEngine({ longSide: s.longSide });
-  const localVideo = createLocalVideoEngine();
+  const pool = o.pool;
+  const local = () => (pool ? pooledSceneEngine(pool, s.longSide) : createLocalSceneEngine({ longSide: s.longSide }));
+  const localVideo = pool ? pooledVideoEngine(pool) : createLocalVideoEngine();
   const inputs = {
     ...(o.inputHost ? { inputHost: o.inputHost } : {}),
     ...(o.allowPrivateDownloads ? { downloadFetcher: createFetcher({ allowPrivate: true }) } : {}),
@@ -58,7 +72,8 @@ export function createGenerationEngines(
   return {
     video: (model) => (mapped.has(model) ? video : localVideo),
     scene: createSceneEngine(s.image, { local, ...inputs }),
-    environment: createLocalEnvironmentEngine(),
+    environment: pool ? pooledEnvironmentEngine(pool) : createLocalEnvironmentEngine(),
+    analyze: pool ? pooledAnalyze(pool) : analyzePng,
     enhancer: createSceneEnhancer(s.llm, o.logger ? { logger: o.logger } : {}),
     videoEnhancer: createVideoEnhancer(s.llm, o.logger ? { logger: o.logger } : {}),
   };
