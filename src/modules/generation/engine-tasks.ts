@@ -18,18 +18,29 @@ export type TaskOutcome<T> =
   | { ok: false; error: { message: string; retryable: boolean; generation: boolean } };
 
 const scenes = new Map<number, SceneEngine>();
-let environment: ReturnType<typeof createLocalEnvironmentEngine> | undefined;
-let video: ReturnType<typeof createLocalVideoEngine> | undefined;
+/** One instance of each engine per thread, made on first use. */
+const once = <T>(make: () => T) => {
+  let made: T | undefined;
+  return () => {
+    made ??= make();
+    return made;
+  };
+};
+const environment = once(createLocalEnvironmentEngine);
+const video = once(createLocalVideoEngine);
+
+function sceneEngine(longSide: number): SceneEngine {
+  const known = scenes.get(longSide);
+  if (known) return known;
+  const engine = createLocalSceneEngine({ longSide });
+  scenes.set(longSide, engine);
+  return engine;
+}
 
 export const ENGINE_TASKS = {
-  scene: (p: { longSide: number; request: SceneRequest }) => {
-    let engine = scenes.get(p.longSide);
-    if (!engine) scenes.set(p.longSide, (engine = createLocalSceneEngine({ longSide: p.longSide })));
-    return engine.generate(p.request);
-  },
-  environment: (p: { request: EnvironmentRequest }) =>
-    (environment ??= createLocalEnvironmentEngine()).generate(p.request),
-  video: (p: { request: VideoRequest }) => (video ??= createLocalVideoEngine()).generate(p.request),
+  scene: (p: { longSide: number; request: SceneRequest }) => sceneEngine(p.longSide).generate(p.request),
+  environment: (p: { request: EnvironmentRequest }) => environment().generate(p.request),
+  video: (p: { request: VideoRequest }) => video().generate(p.request),
   analyze: (p: { png: Buffer; options: Parameters<typeof analyzePng>[1] }) => analyzePng(p.png, p.options),
 } as const;
 
