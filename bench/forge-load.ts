@@ -64,7 +64,7 @@ async function serve(threads: string): Promise<void> {
   const post = async (p: string, body: unknown) => {
     const r = await fetch(`${url}${p}`, { method: 'POST', headers: auth, body: JSON.stringify(body) });
     if (r.status >= 300) throw new Error(`POST ${p}: ${r.status} ${await r.text()}`);
-    return r.json() as Promise<Record<string, never>>;
+    return r.json() as Promise<{ id: string }>;
   };
   const brand = await post('/v1/brands', {
     name: 'Load',
@@ -101,8 +101,11 @@ async function serve(threads: string): Promise<void> {
 
 /** Latency of a probe running until stopped: p99 and max (ms). */
 function probe(url: string, headers: Record<string, string>) {
-  const instance = autocannon({ url, headers, connections: 2, duration: 600 });
-  const result = new Promise<autocannon.Result>((resolve) => instance.on('done', resolve));
+  let resolve: (r: autocannon.Result) => void = () => {};
+  const result = new Promise<autocannon.Result>((r) => {
+    resolve = r;
+  });
+  const instance = autocannon({ url, headers, connections: 2, duration: 600 }, (_err, r) => resolve(r));
   return {
     async stop() {
       instance.stop();

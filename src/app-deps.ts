@@ -1,3 +1,4 @@
+import type { ReadinessCheck } from './adapters/readiness.ts';
 import type { Config } from './config.ts';
 import type { Clock } from './clock.ts';
 import type { Database } from './adapters/db/database.ts';
@@ -43,6 +44,8 @@ export interface AppDeps {
   /** Quota ledger: reserve at create time, commit on success, release on failure. */
   usage: UsageLedger;
   metrics: Metrics;
+  /** What `/readyz` checks (database, Redis in the scaled mode, the object store). */
+  readiness: ReadinessCheck[];
   assetRefs: AssetRefs;
   /** Object storage (local folder or S3); see src/adapters/storage/storage.port.ts. */
   storage: ObjectStorage;

@@ -24,6 +24,7 @@ import { createBrandDnaModule } from './modules/brand-dna/brand-dna.module.ts';
 import { createGenerationEngines } from './modules/generation/engines.ts';
 import { ENGINE_WORKER } from './modules/generation/pooled-engines.ts';
 import { createThreadPool } from './adapters/workers/thread-pool.ts';
+import { type ReadinessCheck, redisCheck, storageCheck } from './adapters/readiness.ts';
 import {
   createStorageInputHost,
   PURGE_PROVIDER_INPUTS_EVERY_MS,
@@ -101,6 +102,12 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     changesLog,
   );
   const storage = o.storage ?? openObjectStorage(config, clock);
+  const redisReady = config.redisUrl ? redisCheck(config.redisUrl) : undefined;
+  const readiness: ReadinessCheck[] = [
+    { name: 'database', check: () => db.ping() },
+    ...(redisReady ? [redisReady] : []),
+    storageCheck(storage),
+  ];
   // Every process builds the job system and registers every job (API nodes validate payloads at
   // enqueue); only `serve` without --no-workers and `worker` start consuming (startWorkers).
   const jobs =
@@ -191,6 +198,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     access,
     rateLimiter,
     byteLimiter,
+    readiness,
     keyUsage,
     usage,
     metrics,
@@ -223,6 +231,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
       await rateLimiter.close();
       await byteLimiter.close();
       await enginePool?.close();
+      await redisReady?.close();
       await storage.close();
       await db.close();
     },

@@ -41,7 +41,10 @@ describe.each(dbKinds())('HTTP kernel (%s)', (kind) => {
 
   it('serves health and readiness without a key', async () => {
     expect((await t.request({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
-    expect((await t.request({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ready' });
+    expect((await t.request({ method: 'GET', url: '/readyz' })).json()).toEqual({
+      status: 'ready',
+      checks: { database: 'ok', storage: 'ok' },
+    });
     const metrics = await t.request({ method: 'GET', url: '/metrics' });
     expect(metrics.statusCode).toBe(200);
     expect(metrics.body).toContain('atelier_http_requests_total');

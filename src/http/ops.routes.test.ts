@@ -16,10 +16,12 @@ describe('readiness', () => {
     const db = await openDatabase({ dataDir });
     const app = Fastify();
     installErrorHandling(app);
-    await app.register(opsRoutes({ db, metrics: createMetrics() }));
+    await app.register(
+      opsRoutes({ readiness: [{ name: 'database', check: () => db.ping() }], metrics: createMetrics() }),
+    );
     try {
       const ready = await app.inject({ method: 'GET', url: '/readyz' });
-      expect([ready.statusCode, ready.json()]).toEqual([200, { status: 'ready' }]);
+      expect([ready.statusCode, ready.json()]).toEqual([200, { status: 'ready', checks: { database: 'ok' } }]);
 
       await db.close();
       const down = await app.inject({ method: 'GET', url: '/readyz' });
@@ -27,7 +29,11 @@ describe('readiness', () => {
       expect(down.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(down.json()).toEqual({
         requestId: expect.any(String),
-        error: { code: 'SERVICE_UNAVAILABLE', message: 'Database unavailable' },
+        error: {
+          code: 'SERVICE_UNAVAILABLE',
+          message: expect.stringMatching(/^Not ready: database \(/),
+          details: { checks: { database: expect.not.stringMatching(/^ok$/) } },
+        },
       });
     } finally {
       await app.close();
