@@ -51,6 +51,8 @@ export interface Config {
    * 408 and the connection is closed.
    */
   httpTimeouts: { headersMs: number; requestMs: number; bodyMs: number };
+  /** PostgreSQL pool size and session time bounds (ATELIER_PG_POOL_SIZE, ATELIER_PG_*_TIMEOUT_MS). */
+  pg: { poolSize: number; statementMs: number; lockMs: number; idleInTransactionMs: number };
   /** Threads for the local engines' CPU work (ATELIER_ENGINE_THREADS; 0: on the event loop). */
   engineThreads: number;
   /** Jobs run at once per queue in each worker process (ATELIER_WORKER_CONCURRENCY). */
@@ -456,6 +458,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     httpTimeouts: httpTimeouts(env),
     workerConcurrency: int(env, 'ATELIER_WORKER_CONCURRENCY', 2, 1, 64),
     engineThreads: int(env, 'ATELIER_ENGINE_THREADS', availableParallelism(), 0, 256),
+    pg: {
+      poolSize: int(env, 'ATELIER_PG_POOL_SIZE', 10, 1, 1000),
+      statementMs: int(env, 'ATELIER_PG_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
+      lockMs: int(env, 'ATELIER_PG_LOCK_TIMEOUT_MS', 5_000, 0, 3_600_000),
+      idleInTransactionMs: int(env, 'ATELIER_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    },
     queuePrefix: queuePrefix(env),
     jobLeaseMs: int(env, 'ATELIER_JOB_LEASE_SECONDS', 30, 5, 3600) * 1000,
     storage: storageSettings(env),

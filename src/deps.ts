@@ -72,6 +72,8 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     (await openDatabase({
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
+      pgPoolSize: config.pg.poolSize,
+      pgTimeouts: config.pg,
       ...(o.pgSchema ? { pgSchema: o.pgSchema } : {}),
     }));
   try {

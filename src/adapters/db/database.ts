@@ -32,6 +32,26 @@ export interface DatabaseOptions {
   pgSchema?: string;
   /** Largest number of pooled PostgreSQL connections. */
   pgPoolSize?: number;
+  /**
+   * Bounds every PostgreSQL session sets (ms; 0 = none): a statement's run, a wait for a lock, and
+   * a transaction left idle (a frozen process holding a row lock is cut off, so the others go on).
+   */
+  pgTimeouts?: { statementMs: number; lockMs: number; idleInTransactionMs: number };
+}
+
+/** The `options` startup parameter of a PostgreSQL connection: search path and time bounds. Pure. */
+export function pgSessionOptions(schema: string | undefined, t: DatabaseOptions['pgTimeouts']): string | undefined {
+  const parts = [
+    ...(schema ? [`-c search_path=${schema}`] : []),
+    ...(t
+      ? [
+          `-c statement_timeout=${Math.max(0, Math.round(t.statementMs))}`,
+          `-c lock_timeout=${Math.max(0, Math.round(t.lockMs))}`,
+          `-c idle_in_transaction_session_timeout=${Math.max(0, Math.round(t.idleInTransactionMs))}`,
+        ]
+      : []),
+  ];
+  return parts.length ? parts.join(' ') : undefined;
 }
 
 // PostgreSQL returns BIGINT (count(*), sums) as strings by default; our counters fit in doubles.
@@ -122,11 +142,8 @@ async function openPostgres(url: string, opts: DatabaseOptions): Promise<Databas
       await client.end();
     }
   }
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: opts.pgPoolSize ?? 10,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
-  });
+  const options = pgSessionOptions(schema, opts.pgTimeouts);
+  const pool = new pg.Pool({ connectionString: url, max: opts.pgPoolSize ?? 10, ...(options ? { options } : {}) });
   const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return wrap(kysely, 'postgres', schema);
 }
