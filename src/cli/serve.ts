@@ -31,14 +31,16 @@ export async function serve(config: Config, opts: { workers: boolean }): Promise
   }
   if (opts.workers) await deps.startWorkers();
   const orgs = await deps.access.listOrganizations();
+  // How the admin command is spelled where this runs (the container image sets `atelier`).
+  const cli = process.env.ATELIER_CLI ?? 'npm run -s atelier --';
   const mode = config.databaseUrl ? 'scaled (PostgreSQL)' : `embedded (SQLite in ${config.dataDir})`;
   const lines = [
     '',
     `Atelier is running on ${config.publicUrl}/v1 — ${mode}, environment ${config.env}${opts.workers ? '' : ', API only (--no-workers)'}`,
     `API docs: ${config.publicUrl}/docs`,
     orgs.length === 0
-      ? 'No organization yet. Get an API key with:\n  npm run -s atelier -- admin bootstrap'
-      : 'Get another API key with:\n  npm run -s atelier -- admin bootstrap   (new organization)\n  npm run -s atelier -- admin key create --user <userId>',
+      ? `No organization yet. Get an API key with:\n  ${cli} admin bootstrap`
+      : `Get another API key with:\n  ${cli} admin bootstrap   (new organization)\n  ${cli} admin key create --user <userId>`,
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
