@@ -228,6 +228,8 @@ export interface S3Settings {
   accessKeyId: string | undefined;
   secretAccessKey: string | undefined;
   forcePathStyle: boolean;
+  /** Create the bucket at start when it is missing (S3_CREATE_BUCKET), else refuse to start naming it. */
+  createBucket: boolean;
 }
 
 export class ConfigError extends Error {
@@ -368,7 +370,14 @@ export function redact(raw: string): string {
   }
 }
 
-const S3_SETTINGS = ['S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE'];
+const S3_SETTINGS = [
+  'S3_ENDPOINT',
+  'S3_REGION',
+  'S3_ACCESS_KEY_ID',
+  'S3_SECRET_ACCESS_KEY',
+  'S3_FORCE_PATH_STYLE',
+  'S3_CREATE_BUCKET',
+];
 
 function storageSettings(env: Env): StorageSettings {
   const signingSecret = str(env, 'ATELIER_SIGNING_SECRET');
@@ -406,6 +415,7 @@ function storageSettings(env: Env): StorageSettings {
       secretAccessKey,
       // Stores other than AWS (MinIO, s3rver, Ceph...) usually need path-style addressing.
       forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', endpoint !== undefined),
+      createBucket: bool(env, 'S3_CREATE_BUCKET', false),
     },
     signingSecret,
     ...links,

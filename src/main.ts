@@ -3,6 +3,7 @@ import { ADMIN_USAGE, runAdmin } from './cli/admin.ts';
 import { UsageError } from './cli/args.ts';
 import { CLIENT_USAGE, isClientCommand } from './cli/client/commands.ts';
 import { AccessError } from './modules/access/access.errors.ts';
+import { isStorageError } from './adapters/storage/storage.port.ts';
 
 // deps.ts and cli/serve.ts load the whole app (engines, SDKs): imported on use, so `--help`,
 // bad usage and invalid settings answer at once.
@@ -64,7 +65,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err: unknown) => {
-    if (err instanceof ConfigError || err instanceof AccessError) {
+    if (err instanceof ConfigError || err instanceof AccessError || isStorageError(err)) {
       process.stderr.write(`atelier: ${err.message}\n`);
       process.exitCode = 1;
     } else if (err instanceof UsageError) {

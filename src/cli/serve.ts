@@ -7,6 +7,11 @@ import { createDeps } from '../deps.ts';
 /** `atelier serve`: the API (and, unless --no-workers, the in-process job workers). */
 export async function serve(config: Config, opts: { workers: boolean }): Promise<void> {
   const deps = await createDeps(config);
+  // The bucket is there (or made, S3_CREATE_BUCKET) before anything is served or taken.
+  await deps.storage.prepare({ createBucket: config.storage.s3?.createBucket ?? false }).catch(async (err) => {
+    await deps.close();
+    throw err;
+  });
   const app = await buildApp(deps);
   let closing = false;
   const shutdown = async (signal: string) => {

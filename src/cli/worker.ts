@@ -23,6 +23,11 @@ export async function worker(config: Config, argv: string[]): Promise<void> {
     );
   }
   const deps = await createDeps(config);
+  // The bucket is there (or made, S3_CREATE_BUCKET) before anything is served or taken.
+  await deps.storage.prepare({ createBucket: config.storage.s3?.createBucket ?? false }).catch(async (err) => {
+    await deps.close();
+    throw err;
+  });
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

@@ -214,6 +214,8 @@ export function createLocalStorage(o: LocalStorageOptions): LocalObjectStorage {
       return count;
     },
 
+    async prepare() {},
+
     async close() {},
   };
 }

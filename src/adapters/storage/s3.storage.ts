@@ -1,8 +1,10 @@
 import { Readable } from 'node:stream';
 import {
+  CreateBucketCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -176,6 +178,29 @@ export function createS3Storage(o: S3StorageOptions): ObjectStorage {
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
       return deleted;
+    },
+
+    async prepare({ createBucket }) {
+      try {
+        await client.send(new HeadBucketCommand({ Bucket }));
+        return;
+      } catch (err) {
+        if (!isStatus(err, 404)) {
+          throw new StorageError(
+            'UNAVAILABLE',
+            `The S3 bucket "${Bucket}" could not be checked at ${o.endpoint ?? 'AWS'}: ${(err as Error).message}`,
+          );
+        }
+      }
+      if (!createBucket) {
+        throw new StorageError(
+          'NOT_FOUND',
+          `The S3 bucket "${Bucket}" does not exist at ${o.endpoint ?? `AWS (${o.region})`}. Create it ` +
+            `(aws s3 mb s3://${Bucket}${o.endpoint ? ` --endpoint-url ${o.endpoint}` : ''}), or set ` +
+            'S3_CREATE_BUCKET=true to let Atelier create it at start.',
+        );
+      }
+      await client.send(new CreateBucketCommand({ Bucket }));
     },
 
     async close() {

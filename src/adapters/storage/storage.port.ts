@@ -53,6 +53,13 @@ export interface ObjectStorage {
    */
   deletePrefix(prefix: string): Promise<number>;
 
+  /**
+   * Makes sure the store is there before a server or worker starts: the bucket exists (created when
+   * `createBucket`), else StorageError('NOT_FOUND') whose message names the bucket and how to
+   * create it. Nothing to do for a local store.
+   */
+  prepare(o: { createBucket: boolean }): Promise<void>;
+
   close(): Promise<void>;
 }
 
@@ -92,7 +99,13 @@ export interface ByteRange {
   end: number;
 }
 
-export type StorageErrorCode = 'INVALID_KEY' | 'NOT_FOUND' | 'TOO_LARGE' | 'TOO_SMALL' | 'INVALID_ARGUMENT';
+export type StorageErrorCode =
+  | 'INVALID_KEY'
+  | 'NOT_FOUND'
+  | 'TOO_LARGE'
+  | 'TOO_SMALL'
+  | 'INVALID_ARGUMENT'
+  | 'UNAVAILABLE';
 
 /** The one error type adapters throw for conditions callers handle; anything else is unexpected. */
 export class StorageError extends Error {
