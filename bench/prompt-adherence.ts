@@ -167,17 +167,19 @@ async function main(): Promise<void> {
     const palRgb = palette.map((h) => parseHex(h)!).filter(Boolean) as Rgb[];
     for (const [i, p] of PROMPTS.entries()) {
       const seed = 7000 + k * 31 + i;
-      const e = await env.generate({ prompt: p.prompt, width: W, height: H, seed, palette });
+      // The set shot for the variation, as a forge makes it (scenes.jobs.ts).
+      const variationIndex = (k + i) % 4;
+      const e = await env.generate({ prompt: p.prompt, width: W, height: H, seed, palette, variationIndex });
       const r = await scene.generate({
         prompt: p.prompt,
         aspectRatio: '1:1',
         width: W,
         height: H,
-        variationIndex: (k + i) % 4,
+        variationIndex,
         seed,
         products: [{ bytes }],
         backdrop: e.png,
-        backdropHints: { horizon: e.horizon, lightAngle: e.lightAngle },
+        backdropHints: { horizon: e.horizon, lightAngle: e.lightAngle, light: e.light, camera: e.camera },
         palette,
       });
       const { data } = await sharp(r.png).removeAlpha().raw().toBuffer({ resolveWithObject: true });

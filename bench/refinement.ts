@@ -20,9 +20,13 @@
  *
  * Reports per objective the share of refinements whose steered score rose (goal ≥ 90%), the mean,
  * median and smallest gain, the other two scores' mean change, how often each lever was pulled,
- * the second round's rise share and gain; and timings (source and refined generation, scoring,
- * planning). Writes a contact sheet to bench/results/refinements.png: for several products, the
- * source and its refinement per objective, labelled with the scores before → after and the levers.
+ * the second round's rise share and gain; for the refinements that pulled the brand colour lever,
+ * the brand colours' share of the frame (the critique's palette coverage) and brand_awareness's
+ * palette term, source → refinement (`brandColour`: it must still read as the brand's colour once
+ * lit and shaded as a set); and timings (source and refined generation, scoring, planning). Writes
+ * a contact sheet to bench/results/refinements.png: for several products, the source and its
+ * refinement per objective, labelled with the scores before → after, the levers and the palette
+ * coverage.
  *
  * Prints JSON; exits 1 when an objective's first-round rise share (studio or environment) is under
  * BENCH_MIN_RISE_SHARE (0.9). Skips (exit 0) when the fixtures are not there.
@@ -75,6 +79,11 @@ const round = (n: number, digits = 1) => Number(n.toFixed(digits));
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const signed = (n: number) => `${n >= 0 ? '+' : '−'}${Math.abs(n).toFixed(1)}`;
+const pct = (n: number) => `${Math.round(n * 100)}%`;
+/** The brand colours' weighted share of the frame (the critique's palette coverage). */
+const coverage = (s: Scored) => s.features.palette?.weightedCoverage ?? 0;
+/** The brand_awareness score's palette term for a coverage (scores.ts: 1 − exp(−coverage / 0.25)). */
+const paletteTerm = (c: number) => 1 - Math.exp(-c / 0.25);
 
 interface Scored {
   res: SceneResult;
@@ -169,6 +178,16 @@ async function main(): Promise<void> {
     perProduct.push({ name, source, refinements });
   }
 
+  // The brand colour lever's palette presence (the critique's coverage), source → refinement.
+  const paletteShift: Record<'studio' | 'environment', [number, number][]> = {
+    studio: perProduct.flatMap((p) =>
+      p.refinements
+        .filter((r) => r.plan.steering.accentColors)
+        .map((r): [number, number] => [coverage(p.source), coverage(r.after)]),
+    ),
+    environment: [],
+  };
+
   // The environment scenario: first round only.
   const environment = await environmentEngine();
   const envRows: { objective: SteerObjective; gains: number[]; others: Record<string, number[]>; levers: string[] }[] =
@@ -204,6 +223,7 @@ async function main(): Promise<void> {
         row.levers.push(
           ...plan.levers.map((l) => l.replace(/\s*\(.*$/, '').replace(/ #[0-9a-f]{6}(, #[0-9a-f]{6})*/, '')),
         );
+        if (plan.steering.accentColors) paletteShift.environment.push([coverage(source), coverage(after)]);
         if (SHEET_ENVIRONMENT.includes(name)) envSheet.push({ name, objective: row.objective, source, after, plan });
       }
     }
@@ -287,10 +307,24 @@ async function main(): Promise<void> {
       };
     }),
   ]);
+  const brandColour = Object.fromEntries(
+    Object.entries(paletteShift).map(([set, pairs]) => [
+      set,
+      {
+        refinements: pairs.length,
+        coverageBefore: round(mean(pairs.map((x) => x[0])), 3),
+        coverageAfter: round(mean(pairs.map((x) => x[1])), 3),
+        minCoverageAfter: round(Math.min(...pairs.map((x) => x[1])), 3),
+        paletteTermBefore: round(mean(pairs.map((x) => paletteTerm(x[0]))), 3),
+        paletteTermAfter: round(mean(pairs.map((x) => paletteTerm(x[1]))), 3),
+      },
+    ]),
+  );
   const result = {
     products: perProduct.length,
     source: { size: `${SIZE}x${SIZE}`, variationIndex: SOURCE_VARIATION, palette: PALETTE },
     objectives: byObjective,
+    brandColour,
     environment: environment
       ? { prompts: ENVIRONMENTS, objectives: byEnvironment }
       : { skipped: 'no environment engine' },
@@ -351,7 +385,8 @@ async function contactSheet(rows: { name: string; source: Scored; refinements: R
       `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${labelH}"><rect width="${width}" height="${labelH}" fill="#111"/>${text}</svg>`,
     );
   };
-  const scoreLine = (s: Scores) => `A ${s.attention_potential} · C ${s.conversion} · B ${s.brand_awareness}`;
+  const scoreLine = (s: Scored) =>
+    `A ${s.scores.attention_potential} · C ${s.scores.conversion} · B ${s.scores.brand_awareness} · palette ${pct(coverage(s))}`;
   for (const [r, row] of rows.entries()) {
     const top = r * rowH;
     const tiles = [row.source, ...row.refinements.map((x) => x.after)];
@@ -363,7 +398,7 @@ async function contactSheet(rows: { name: string; source: Scored; refinements: R
       layers.push({ input: tile, left: c * cell, top: top + labelH });
     }
     layers.push({
-      input: label([`${row.name.replace('solidus_', '')} · source`, scoreLine(row.source.scores)], cell),
+      input: label([`${row.name.replace('solidus_', '')} · source`, scoreLine(row.source)], cell),
       left: 0,
       top,
     });
@@ -374,7 +409,11 @@ async function contactSheet(rows: { name: string; source: Scored; refinements: R
       const others = OBJECTIVES.filter((k) => k !== o)
         .map((k) => `${SHORT[k]} ${signed(x.after.scores[k] - row.source.scores[k])}`)
         .join(' ');
-      const levers = `${o.replace('_potential', '').replace('_', ' ')}: ${x.plan.levers.map(shortLever).join(', ') || 'no lever'}`;
+      // The brand colour lever's name carries the palette coverage it reached.
+      const names = x.plan.levers
+        .map(shortLever)
+        .map((l) => (l === 'brand colours' ? `${l} ${pct(coverage(x.after))}` : l));
+      const levers = `${o.replace('_potential', '').replace('_awareness', '')}: ${names.join(', ') || 'no lever'}`;
       layers.push({
         input: label([`${SHORT[o]} ${before} → ${after} (${signed(after - before)}) · ${others}`, levers], cell),
         left: (i + 1) * cell,
@@ -400,7 +439,7 @@ const shortLever = (l: string) =>
     .replace(/^smaller product.*/, 'smaller')
     .replace(/^stronger separation.*/, 'separation')
     .replace(/^calmer backdrop.*/, 'calmer backdrop')
-    .replace(/^brand colour accent.*/, 'brand colour block')
+    .replace(/^brand colour accent.*/, 'brand colours')
     .replace(/^brand logo.*/, 'logo')
     .replace(/^(\S+) layout.*/, '$1 layout');
 

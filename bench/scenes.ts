@@ -7,17 +7,27 @@
  * - product fidelity: SSIM (luma, 7×7 windows) over the product of each variation, against the
  *   original cut-out (its own alpha) pasted at the same place and scale on the same output;
  * - distinctness of a forge's four variations: mean pairwise pixel difference and how far the
- *   hero's box moves;
+ *   hero's box moves; and, on forges made as the app makes them (the environment engine's set for
+ *   the variation's shot, then the scene), a perceptual distinctness (`perceptual` below): for each
+ *   pair, how many of five things a viewer sees differ — the camera height (the floor line found
+ *   in the image), the light's direction (the brightness slope of the set, found in the image),
+ *   the structure (1 − SSIM of 64 px luma), the layout of lines (edge-orientation histograms) and
+ *   the colours (histogram distance) — each past a threshold of its own; a forge's score is its
+ *   least distinct pair's;
  * - wall time of one forge (four 1:1 1024 px variations at once, on a fresh engine so the cut-out
  *   is included) against a baseline in the same run: a plain sharp resize + composite of the same
- *   product onto a flat background into the same boxes, four at once; and peak memory. These run
- *   first in a child process of their own (this file with --forges), so the measurements' own
- *   work and buffers are not counted.
+ *   product onto a flat background into the same boxes, four at once; and peak memory; and the
+ *   whole forge as the app runs it (the environment engine's four sets, then the scenes) for the
+ *   first products. These run first in a child process of their own (this file with --forges), so
+ *   the measurements' own work and buffers are not counted.
  *
  * Writes a labelled contact sheet to bench/results/scenes.png (several products × their four
- * variations). Prints JSON; exits 1 when the mean plain IoU is under BENCH_SCENE_MIN_IOU (0.95) or
- * the median forge takes over BENCH_SCENE_MAX_FORGE_MS (3000; the goal is 2000 on a 2-core
- * machine). Skips (exit 0) when the fixtures are not there.
+ * variations, each row labelled with its forge's distinctness). Prints JSON; exits 1 when the mean
+ * plain IoU is under BENCH_SCENE_MIN_IOU (0.95), the median forge takes over
+ * BENCH_SCENE_MAX_FORGE_MS (3000; the goal is 2000 on a 2-core machine), or, over the forges made
+ * as the app makes them, a least distinct pair differs in fewer than BENCH_SCENE_MIN_DISTINCT (2)
+ * of the five or their mean is under BENCH_SCENE_MIN_MEAN_DISTINCT (2.8; before the shots the
+ * forges measured 0 and 0.3). Skips (exit 0) when the fixtures are not there.
  *
  *   npm run bench -- scenes                # BENCH_SCENE_LIMIT=6 to run on the first six only
  */
@@ -39,6 +49,22 @@ const FIXTURES = process.env.BENCH_SCENE_FIXTURES ?? '/work/shared/fixtures/prod
 const LIMIT = Number(process.env.BENCH_SCENE_LIMIT ?? 0);
 const MIN_IOU = Number(process.env.BENCH_SCENE_MIN_IOU ?? 0.95);
 const MAX_FORGE_MS = Number(process.env.BENCH_SCENE_MAX_FORGE_MS ?? 3000);
+/** Floors of the perceptual distinctness: each forge's least distinct pair, and their mean. */
+const MIN_DISTINCT = Number(process.env.BENCH_SCENE_MIN_DISTINCT ?? 2);
+const MIN_MEAN_DISTINCT = Number(process.env.BENCH_SCENE_MIN_MEAN_DISTINCT ?? 2.8);
+/** Forges timed end to end (environment + scene), the first products. */
+const ENV_FORGES = Number(process.env.BENCH_SCENE_ENV_FORGES ?? 6);
+/** Side of the forges the perceptual distinctness is measured on. */
+const DISTINCT_SIDE = 512;
+/** Prompts of the environment forges, one per product in turn. */
+const SET_PROMPTS = [
+  'on a polished marble table',
+  'on a warm oak wooden table, soft window light',
+  'raw concrete floor, industrial loft',
+  'sage green plaster wall, walnut table, soft morning daylight',
+  'studio product shot',
+  'terracotta tile floor, warm evening light',
+];
 const GOAL_FORGE_MS = 2000;
 const LONG_SIDE = 1024;
 const CUTOUT_SIDE = LONG_SIDE; // what the engine works cut-outs at
@@ -47,6 +73,7 @@ const PALETTE = ['#c8102e', '#1d1d1f'];
 const RESULTS = path.join(import.meta.dirname, 'results');
 
 const round = (n: number, digits = 3) => Number(n.toFixed(digits));
+const roundAll = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, round(v)]));
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
@@ -240,6 +267,228 @@ async function pixelDifference(a: Buffer, b: Buffer): Promise<number> {
   return d / x.length / 255;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Perceptual distinctness of a forge's variations (what a viewer sees differ, not pixels).
+
+interface Look {
+  /** 64×64 luma (area-averaged). */
+  small: Float32Array;
+  /** Edge orientations: 12 bins over 0..180°, weighted by gradient magnitude, summing to 1. */
+  edges: Float64Array;
+  /** Colour histogram: 4×4×4 RGB bins, summing to 1. */
+  colours: Float64Array;
+  /** Floor line found in the image (fraction of the height), or undefined when there is none. */
+  horizon?: number;
+  /** Direction the set brightens toward (degrees, 0 right, 90 up), or undefined when it is flat. */
+  light?: number;
+}
+
+/** What a viewer reads off a frame (products left out where their mask says). */
+async function look(png: Buffer, mask?: Buffer): Promise<Look> {
+  const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { width: W, height: H } = info;
+  const small = new Float32Array(64 * 64);
+  const tiny = await sharp(png)
+    .removeAlpha()
+    .greyscale()
+    .resize(64, 64, { fit: 'fill', kernel: 'cubic' })
+    .raw()
+    .toBuffer();
+  for (let i = 0; i < small.length; i++) small[i] = tiny[i]!;
+  // Edge orientations on a 128 px luma.
+  const S = 128;
+  const mid = await sharp(png).removeAlpha().greyscale().resize(S, S, { fit: 'fill' }).raw().toBuffer();
+  const edges = new Float64Array(12);
+  let total = 0;
+  for (let y = 1; y < S - 1; y++) {
+    for (let x = 1; x < S - 1; x++) {
+      const gx = mid[y * S + x + 1]! - mid[y * S + x - 1]!;
+      const gy = mid[(y + 1) * S + x]! - mid[(y - 1) * S + x]!;
+      const m = Math.hypot(gx, gy);
+      if (m < 4) continue;
+      const a = ((Math.atan2(gy, gx) * 180) / Math.PI + 180) % 180;
+      edges[Math.min(11, Math.floor(a / 15))]! += m;
+      total += m;
+    }
+  }
+  for (let k = 0; k < 12; k++) edges[k] = total > 0 ? edges[k]! / total : 0;
+  const colours = new Float64Array(64);
+  for (let i = 0; i < W * H; i++)
+    colours[(data[i * 3]! >> 6) * 16 + (data[i * 3 + 1]! >> 6) * 4 + (data[i * 3 + 2]! >> 6)]! += 1 / (W * H);
+  // The set alone (products left out): rows' mean luma for the floor line; then a plane fit of
+  // the wall's brightness (above the floor line: the floor's own tone would swamp it) for the light.
+  const rows = new Float64Array(H);
+  for (let y = 0; y < H; y++) {
+    let s = 0;
+    let c = 0;
+    for (let x = 0; x < W; x += 2) {
+      const p = y * W + x;
+      if (mask && mask[p]! > 24) continue;
+      s += luma(data, p * 3);
+      c++;
+    }
+    rows[y] = c > 0 ? s / c : Number.NaN;
+  }
+  // The floor line is above where the products stand (their shadows below it are not a floor line).
+  let bottom = H;
+  if (mask) {
+    for (let y = H - 1; y >= 0 && bottom === H; y--) {
+      for (let x = 0; x < W; x += 2) {
+        if (mask[y * W + x]! > 24) {
+          bottom = y;
+          break;
+        }
+      }
+    }
+  }
+  const win = Math.max(2, Math.round(H * 0.025));
+  let best = 0;
+  let horizon: number | undefined;
+  const end = Math.min(Math.round(H * 0.92), bottom - Math.round(H * 0.03)) - win;
+  for (let y = Math.round(H * 0.25) + win; y < end; y++) {
+    const d = Math.abs(rows[y + win]! - rows[y - win]!);
+    if (Number.isFinite(d) && d > best) {
+      best = d;
+      horizon = y / H;
+    }
+  }
+  if (best < 6) horizon = undefined;
+  const wallEnd = Math.round(H * (horizon !== undefined ? horizon - 0.03 : 0.5));
+  let sx = 0;
+  let sy = 0;
+  let sxx = 0;
+  let syy = 0;
+  let sl = 0;
+  let sxl = 0;
+  let syl = 0;
+  let n = 0;
+  for (let y = 0; y < wallEnd; y += 2) {
+    for (let x = 0; x < W; x += 2) {
+      const p = y * W + x;
+      if (mask && mask[p]! > 24) continue;
+      const l = luma(data, p * 3);
+      const u = x / W - 0.5;
+      const v = 0.5 - y / H;
+      sx += u;
+      sy += v;
+      sxx += u * u;
+      syy += v * v;
+      sl += l;
+      sxl += u * l;
+      syl += v * l;
+      n++;
+    }
+  }
+  // Least squares l = a + bx·u + by·v (the cross terms are small and left out).
+  const bx = n > 0 ? (sxl - (sx * sl) / n) / Math.max(1e-9, sxx - (sx * sx) / n) : 0;
+  const by = n > 0 ? (syl - (sy * sl) / n) / Math.max(1e-9, syy - (sy * sy) / n) : 0;
+  const light = Math.hypot(bx, by) >= 6 ? (Math.atan2(by, bx) * 180) / Math.PI : undefined;
+  return {
+    small,
+    edges,
+    colours,
+    ...(horizon !== undefined ? { horizon } : {}),
+    ...(light !== undefined ? { light } : {}),
+  };
+}
+
+/** SSIM of two 64×64 lumas (8×8 windows, stride 4). */
+function ssim64(a: Float32Array, b: Float32Array): number {
+  const C1 = (0.01 * 255) ** 2;
+  const C2 = (0.03 * 255) ** 2;
+  let total = 0;
+  let count = 0;
+  for (let y0 = 0; y0 + 8 <= 64; y0 += 4) {
+    for (let x0 = 0; x0 + 8 <= 64; x0 += 4) {
+      let ma = 0;
+      let mb = 0;
+      for (let y = y0; y < y0 + 8; y++) {
+        for (let x = x0; x < x0 + 8; x++) {
+          ma += a[y * 64 + x]!;
+          mb += b[y * 64 + x]!;
+        }
+      }
+      ma /= 64;
+      mb /= 64;
+      let va = 0;
+      let vb = 0;
+      let cov = 0;
+      for (let y = y0; y < y0 + 8; y++) {
+        for (let x = x0; x < x0 + 8; x++) {
+          const da = a[y * 64 + x]! - ma;
+          const db = b[y * 64 + x]! - mb;
+          va += da * da;
+          vb += db * db;
+          cov += da * db;
+        }
+      }
+      va /= 63;
+      vb /= 63;
+      cov /= 63;
+      total += ((2 * ma * mb + C1) * (2 * cov + C2)) / ((ma * ma + mb * mb + C1) * (va + vb + C2));
+      count++;
+    }
+  }
+  return total / count;
+}
+
+/** Thresholds past which a viewer sees two frames differ in each of the five. */
+const SEEN = { horizon: 0.04, light: 30, structure: 0.35, edges: 0.08, colours: 0.12 };
+
+interface PairDistinctness {
+  horizon: number;
+  light: number;
+  structure: number;
+  edges: number;
+  colours: number;
+  /** How many of the five differ past their thresholds. */
+  seen: number;
+}
+
+function distinctness(a: Look, b: Look): PairDistinctness {
+  const horizon = a.horizon !== undefined && b.horizon !== undefined ? Math.abs(a.horizon - b.horizon) : 0;
+  let light = 0;
+  if (a.light !== undefined && b.light !== undefined) {
+    light = Math.abs(a.light - b.light) % 360;
+    if (light > 180) light = 360 - light;
+  } else if ((a.light === undefined) !== (b.light === undefined)) light = SEEN.light; // lit vs flat
+  const structure = 1 - ssim64(a.small, b.small);
+  let edges = 0;
+  for (let k = 0; k < 12; k++) edges += Math.abs(a.edges[k]! - b.edges[k]!) / 2;
+  let bc = 0;
+  for (let k = 0; k < 64; k++) bc += Math.sqrt(a.colours[k]! * b.colours[k]!);
+  const colours = Math.sqrt(Math.max(0, 1 - bc));
+  const seen =
+    Number(horizon >= SEEN.horizon) +
+    Number(light >= SEEN.light) +
+    Number(structure >= SEEN.structure) +
+    Number(edges >= SEEN.edges) +
+    Number(colours >= SEEN.colours);
+  return { horizon, light, structure, edges, colours, seen };
+}
+
+/** A forge's distinctness: every pair's, and the least distinct pair's count and measures. */
+async function forgeDistinctness(results: SceneResult[]) {
+  const looks = await Promise.all(results.map((r) => look(r.png, r.productMask)));
+  const pairs: PairDistinctness[] = [];
+  for (let i = 0; i < looks.length; i++)
+    for (let j = i + 1; j < looks.length; j++) pairs.push(distinctness(looks[i]!, looks[j]!));
+  const minOf = (k: keyof PairDistinctness) => Math.min(...pairs.map((p) => p[k]));
+  return {
+    minSeen: minOf('seen'),
+    meanSeen: mean(pairs.map((p) => p.seen)),
+    min: {
+      horizon: minOf('horizon'),
+      light: minOf('light'),
+      structure: minOf('structure'),
+      edges: minOf('edges'),
+      colours: minOf('colours'),
+    },
+    horizons: looks.map((l) => (l.horizon === undefined ? null : round(l.horizon, 2))),
+    lights: looks.map((l) => (l.light === undefined ? null : Math.round(l.light))),
+  };
+}
+
 function request(bytes: Buffer[], ar: AspectRatio, v: number, prompt = 'studio product shot'): SceneRequest {
   const { width, height } = outputSize(ar, LONG_SIDE);
   return {
@@ -283,7 +532,10 @@ type EnvironmentGenerate = (req: {
   height: number;
   seed: number;
   palette: string[];
-}) => Promise<{ png: Buffer; horizon: number; lightAngle: number }>;
+  variationIndex?: number;
+}) => Promise<
+  { png: Buffer; horizon: number; lightAngle: number } & Pick<SceneRequest, 'backdropHints'>['backdropHints']
+>;
 
 /** The local environment engine when it is there (built separately); undefined otherwise. */
 async function environmentEngine(): Promise<EnvironmentGenerate | undefined> {
@@ -298,41 +550,33 @@ async function environmentEngine(): Promise<EnvironmentGenerate | undefined> {
   }
 }
 
-async function contactSheet(rows: SheetRow[]): Promise<string> {
+async function contactSheet(rows: SheetRow[]): Promise<{ file: string; forges: { label: string; minSeen: number }[] }> {
   const cell = 360;
   const labelH = 26;
   const rowH = cell + labelH;
   const engine = createLocalSceneEngine({ longSide: LONG_SIDE });
   const environment = await environmentEngine();
   const layers: OverlayOptions[] = [];
-  const names = ['0 centre', '1 thirds-left', '2 thirds-right', '3 low-hero'];
+  const names = ['0 eye level', '1 high', '2 three-quarter', '3 low'];
   const usable = rows.filter((row) => !row.environment || environment);
+  const forges: { label: string; minSeen: number }[] = [];
   for (const [r, row] of usable.entries()) {
-    const results = await Promise.all(
-      [0, 1, 2, 3].map(async (v) => {
-        const req = request(row.products, row.ar, v, row.prompt);
-        if (row.environment && environment) {
-          const env = await environment({
-            prompt: row.environment,
-            width: req.width,
-            height: req.height,
-            seed: 100 + v,
-            palette: PALETTE,
-          });
-          return engine.generate({
-            ...req,
-            backdrop: env.png,
-            backdropHints: { horizon: env.horizon, lightAngle: env.lightAngle },
-          });
-        }
-        return engine.generate({ ...req, backdrop: row.backdrop });
-      }),
-    );
+    const results =
+      row.environment && environment
+        ? await environmentForge(environment, engine, row.products, row.ar, row.environment)
+        : await Promise.all(
+            [0, 1, 2, 3].map((v) =>
+              engine.generate({ ...request(row.products, row.ar, v, row.prompt), backdrop: row.backdrop }),
+            ),
+          );
+    const d = await forgeDistinctness(results);
+    forges.push({ label: row.label, minSeen: d.minSeen });
     for (const [v, res] of results.entries()) {
       const tile = await sharp(res.png).resize(cell, cell, { fit: 'contain', background: '#1b1b1b' }).png().toBuffer();
       layers.push({ input: tile, left: v * cell, top: r * rowH + labelH });
       const warn = res.warnings.length ? ` · ${res.warnings.map((w) => w.code).join(', ')}` : '';
-      const text = escapeXml(`${row.label} · ${row.ar} · ${names[v]}${warn}`);
+      const seen = v === 0 ? `distinct ≥ ${d.minSeen}/5 · ` : '';
+      const text = escapeXml(`${seen}${row.label} · ${row.ar} · ${names[v]}${warn}`);
       const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${cell}" height="${labelH}"><rect width="${cell}" height="${labelH}" fill="#111"/><text x="8" y="18" font-family="DejaVu Sans, sans-serif" font-size="13" fill="#eee">${text}</text></svg>`;
       layers.push({ input: Buffer.from(svg), left: v * cell, top: r * rowH });
     }
@@ -343,14 +587,50 @@ async function contactSheet(rows: SheetRow[]): Promise<string> {
     .composite(layers)
     .png()
     .toFile(file);
-  return file;
+  return { file, forges };
 }
 
 const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
+/**
+ * A forge as the app makes it: for each variation the environment engine's set for its shot, then
+ * the scene on it with what the set's maker said of it.
+ */
+async function environmentForge(
+  environment: EnvironmentGenerate,
+  engine: ReturnType<typeof createLocalSceneEngine>,
+  products: Buffer[],
+  ar: AspectRatio,
+  prompt: string,
+  side = LONG_SIDE,
+): Promise<SceneResult[]> {
+  return Promise.all(
+    [0, 1, 2, 3].map(async (v) => {
+      const req = request(products, ar, v, prompt);
+      const { width, height } = outputSize(ar, side);
+      const env = await environment({ prompt, width, height, seed: 100 + v, palette: PALETTE, variationIndex: v });
+      const { png, horizon, lightAngle, light, camera } = env;
+      return engine.generate({
+        ...req,
+        width,
+        height,
+        backdrop: png,
+        backdropHints: {
+          horizon,
+          lightAngle,
+          ...(light ? { light } : {}),
+          ...(camera !== undefined ? { camera } : {}),
+        },
+      });
+    }),
+  );
+}
+
 interface ForgeTimes {
   forgeMs: number[];
   baselineMs: number[];
+  /** Whole forges (environment + scene) of the first products. */
+  environmentForgeMs: number[];
   idleRssMb: number;
   peakRssMb: number;
   maxRssMb: number;
@@ -373,7 +653,14 @@ async function forges(): Promise<void> {
   const first = await loadFixture(names[0]!);
   await createLocalSceneEngine({ longSide: LONG_SIDE }).generate(request([first.plain], '1:1', 0));
   await baselineForge(first.plain, [[{ left: 10, top: 10, width: 100, height: 100 }]], 256, 256);
-  const out: ForgeTimes = { forgeMs: [], baselineMs: [], idleRssMb: 0, peakRssMb: 0, maxRssMb: 0 };
+  const out: ForgeTimes = {
+    forgeMs: [],
+    baselineMs: [],
+    environmentForgeMs: [],
+    idleRssMb: 0,
+    peakRssMb: 0,
+    maxRssMb: 0,
+  };
   for (const name of names) {
     const bytes = (await loadFixture(name)).plain;
     const engine = createLocalSceneEngine({ longSide: LONG_SIDE });
@@ -388,6 +675,16 @@ async function forges(): Promise<void> {
       H,
     );
     out.baselineMs.push(performance.now() - t);
+  }
+  const environment = await environmentEngine();
+  if (environment) {
+    for (const [k, name] of names.slice(0, ENV_FORGES).entries()) {
+      const bytes = (await loadFixture(name)).plain;
+      const engine = createLocalSceneEngine({ longSide: LONG_SIDE });
+      const t = performance.now();
+      await environmentForge(environment, engine, [bytes], '1:1', SET_PROMPTS[k % SET_PROMPTS.length]!);
+      out.environmentForgeMs.push(performance.now() - t);
+    }
   }
   clearInterval(sampler);
   out.idleRssMb = Math.round(idle / 2 ** 20);
@@ -418,6 +715,10 @@ async function main(): Promise<void> {
   const ssim: number[] = [];
   const diffs: number[] = [];
   const moves: number[] = [];
+  const studioSeen: number[] = [];
+  const setSeen: number[] = [];
+  const setForges: Record<string, unknown>[] = [];
+  const environment = await environmentEngine();
   for (const [k, name] of names.entries()) {
     const f = await loadFixture(name, k);
     const plain = await cutoutIou(f, f.plain);
@@ -446,12 +747,24 @@ async function main(): Promise<void> {
     }
     diffs.push(mean(pairDiffs));
     moves.push(Math.min(...pairMoves));
+    const studio = await forgeDistinctness(variations);
+    studioSeen.push(studio.minSeen);
+    // The forge as the app makes it: the environment engine's sets, then the scenes.
+    let set: Awaited<ReturnType<typeof forgeDistinctness>> | undefined;
+    if (environment) {
+      const prompt = SET_PROMPTS[k % SET_PROMPTS.length]!;
+      const made = await environmentForge(environment, engine, [f.plain], '1:1', prompt, DISTINCT_SIDE);
+      set = await forgeDistinctness(made);
+      setSeen.push(set.minSeen);
+      setForges.push({ name: f.name, prompt, ...set, min: roundAll(set.min), meanSeen: round(set.meanSeen, 2) });
+    }
     perProduct.push({
       name: f.name,
       iouPlain: round(plain.iou, 4),
       iouTextured: round(textured.iou, 4),
       ssim: round(mean(fid)),
       pixelDiff: round(mean(pairDiffs)),
+      distinctSeen: { studio: studio.minSeen, ...(set ? { set: set.minSeen } : {}) },
       forgeMs: Math.round(times.forgeMs[k]!),
       baselineMs: Math.round(times.baselineMs[k]!),
       warnings: [...new Set(variations.flatMap((r) => r.warnings.map((w) => w.code)))],
@@ -465,7 +778,7 @@ async function main(): Promise<void> {
     return cache.get(name)!;
   };
   const backdrop = await texturedJpeg(1600, 1000, 3, 88);
-  const sheet = await contactSheet([
+  const { file: sheet, forges: sheetForges } = await contactSheet([
     { label: 'bottles_2 (matte)', products: [(await byName('solidus_bottles_2')).plain], ar: '1:1' },
     { label: 'cap_red_2 (matte)', products: [(await byName('solidus_cap_red_2')).plain], ar: '4:3' },
     {
@@ -517,6 +830,20 @@ async function main(): Promise<void> {
       meanPairwisePixelDiff: round(mean(diffs)),
       minPairwisePixelDiff: round(Math.min(...diffs)),
       minHeroBoxMove: round(Math.min(...moves)),
+      // Of five things a viewer sees (camera height, light direction, structure, lines, colours):
+      // how many the least distinct pair of each forge differs in.
+      perceptual: {
+        thresholds: SEEN,
+        floor: { min: MIN_DISTINCT, meanMin: MIN_MEAN_DISTINCT },
+        setForges: {
+          side: DISTINCT_SIDE,
+          minSeen: setSeen.length ? Math.min(...setSeen) : null,
+          meanMinSeen: setSeen.length ? round(mean(setSeen), 2) : null,
+        },
+        studioForges: { minSeen: Math.min(...studioSeen), meanMinSeen: round(mean(studioSeen), 2) },
+        sheet: sheetForges,
+        perForge: setForges,
+      },
     },
     forge: {
       variations: 4,
@@ -527,6 +854,14 @@ async function main(): Promise<void> {
       meetsGoal: forgeMedian < GOAL_FORGE_MS,
       baselineMedianMs: Math.round(median(times.baselineMs)),
       ratio: round(forgeMedian / Math.max(1, median(times.baselineMs)), 1),
+      // The whole forge as the app runs it (the environment engine's sets, then the scenes).
+      withEnvironment: times.environmentForgeMs.length
+        ? {
+            forges: times.environmentForgeMs.length,
+            medianMs: Math.round(median(times.environmentForgeMs)),
+            maxMs: Math.round(Math.max(...times.environmentForgeMs)),
+          }
+        : null,
     },
     memory: {
       // The forge process: RSS before any work, peak sampled during the forges, and the OS's maximum.
@@ -541,6 +876,12 @@ async function main(): Promise<void> {
   const failures: string[] = [];
   if (result.cutoutIou.plain.mean < MIN_IOU) failures.push(`plain IoU ${result.cutoutIou.plain.mean} under ${MIN_IOU}`);
   if (forgeMedian > MAX_FORGE_MS) failures.push(`forge ${Math.round(forgeMedian)} ms over ${MAX_FORGE_MS} ms`);
+  if (setSeen.length && Math.min(...setSeen) < MIN_DISTINCT)
+    failures.push(`a forge's least distinct pair differs in ${Math.min(...setSeen)} of five, under ${MIN_DISTINCT}`);
+  if (setSeen.length && mean(setSeen) < MIN_MEAN_DISTINCT)
+    failures.push(
+      `forges' least distinct pairs differ in ${round(mean(setSeen), 2)} of five on average, under ${MIN_MEAN_DISTINCT}`,
+    );
   for (const f of failures) process.stderr.write(`bench/scenes: ${f}\n`);
   if (failures.length) process.exitCode = 1;
 }

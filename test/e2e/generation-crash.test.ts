@@ -16,7 +16,7 @@ import { withScaledStack } from '../helpers/scaled.ts';
  * S3-compatible server, two API nodes and two workers; forges, a Brand DNA version, an extraction
  * and a video are submitted through both API nodes, one worker is SIGKILLed while variations run,
  * and every job must finish exactly once: each forge has its four variations, each completed
- * variation one asset with one original and one thumbnail, and the quota ledger holds exactly one
+ * variation one asset with one original, one thumbnail and one set of layers, and the quota ledger holds exactly one
  * committed unit per completed variation and nothing left reserved. Embedded: the same across a
  * server SIGKILL and restart on the same data folder (SQLite, local blobs). Leases are 5 s.
  */
@@ -212,8 +212,12 @@ describe('crash safety of generation (real processes, SIGKILL)', () => {
             const listed = await s3c.send(
               new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: `orgs/${organizationId}/assets/${id}/` }),
             );
+            // The original, its thumbnail and the scene's layers for videos, each once.
             expect((listed.Contents ?? []).map((o) => o.Key?.split('/').pop()).sort(), id).toEqual([
+              'info.json',
               'original',
+              'plate.png',
+              'product.png',
               'thumbnail.webp',
             ]);
           }
@@ -267,10 +271,19 @@ describe('crash safety of generation (real processes, SIGKILL)', () => {
           const folder = path.join(dataDir, 'blobs', 'orgs', organizationId, 'assets', id);
           // The local store keeps each object as `<name>~` with its metadata in `<name>~meta`.
           expect(fs.readdirSync(folder).sort(), id).toEqual([
+            'layers',
             'original~',
             'original~meta',
             'thumbnail.webp~',
             'thumbnail.webp~meta',
+          ]);
+          expect(fs.readdirSync(path.join(folder, 'layers')).sort(), id).toEqual([
+            'info.json~',
+            'info.json~meta',
+            'plate.png~',
+            'plate.png~meta',
+            'product.png~',
+            'product.png~meta',
           ]);
         }
       } finally {

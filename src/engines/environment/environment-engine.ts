@@ -2,7 +2,7 @@
  * The environment engine port: a backdrop image (no product) from a text prompt. `local` is
  * procedural (src/engines/environment/local); providers share the image providers' adapters.
  */
-import type { EngineWarning } from '../image/scene-engine.ts';
+import type { EngineWarning, SetLight } from '../image/scene-engine.ts';
 
 export interface EnvironmentRequest {
   prompt: string;
@@ -12,6 +12,11 @@ export interface EnvironmentRequest {
   seed: number;
   /** Brand colours, `#rrggbb`, strongest first; may be empty. */
   palette: string[];
+  /**
+   * A forge's variation (0..3, others wrap): the set is shot as that variation's shot (shot.ts:
+   * camera height and turn, light, props, where the product will stand). Absent: a shot by seed.
+   */
+  variationIndex?: number;
   signal?: AbortSignal;
 }
 
@@ -27,6 +32,10 @@ export interface EnvironmentResult {
    */
   horizon: number;
   lightAngle: number;
+  /** The key light as built (a renderer that knows it), for products lit to agree. */
+  light?: SetLight;
+  /** Floor depth seen per unit of width where the product stands (camera height over distance). */
+  camera?: number;
   warnings: EngineWarning[];
   engine: string;
 }

@@ -31,7 +31,7 @@ import sharp from 'sharp';
 import { backdropStats, estimateHints } from './local/backdrop.ts';
 import { composite } from './local/composite.ts';
 import { alphaBox, type Cutout, cutOutProduct, matte } from './local/cutout.ts';
-import { type Placement, type SceneLayout, shadowFor } from './local/layout.ts';
+import { keyFromAngle, type Placement, type SceneLayout, shadowFor } from './local/layout.ts';
 import { boxBlur, components, dilate, erode, hashSeed, prng, pushPull, smoothstep, toLab } from './local/raster.ts';
 import {
   type EngineWarning,
@@ -1534,7 +1534,9 @@ export function withProductFidelity(provider: SceneEngine, opts: FidelityOptions
       for (const r of recomposite) if (r.hole) eraseHole(canvas, W, H, r.hole, grain, req.seed);
       const hints = estimateHints(rgb, W, H);
       const lightAngle = hints.lightAngle ?? 90;
-      const shadow = shadowFor(lightAngle, 0.5, true);
+      // The scene's own light is only estimated: a weak key over a strong fill (a gentle relight).
+      const light = { key: keyFromAngle(lightAngle, 0.5), hardness: 0.3, temperature: 0, fill: 0.6 };
+      const shadow = shadowFor(light, 0.3);
       const placements: Placement[] = recomposite.map((r) => {
         const b = boxes[r.index]!;
         return { ...b, base: b.top + b.height, row: 0, croppedBottom: cutouts[r.index]!.touches.bottom };
@@ -1546,8 +1548,9 @@ export function withProductFidelity(provider: SceneEngine, opts: FidelityOptions
         height: H,
         horizon: hints.horizon ?? 0.6,
         lightAngle,
-        camera: 0.5,
-        // The scene's own light is only estimated: a faint cast shadow, a clear contact shadow.
+        light,
+        camera: 0.3,
+        // A faint cast shadow, a clear contact shadow.
         shadow: { ...shadow, opacity: shadow.opacity * 0.5, contact: 0.6 },
         margin: 0,
         placements,

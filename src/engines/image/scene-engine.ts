@@ -43,7 +43,7 @@ export interface SceneRequest {
    */
   backdrop?: Buffer;
   /** What the environment engine said of a backdrop it made (floor line, light); else estimated. */
-  backdropHints?: { horizon: number; lightAngle: number };
+  backdropHints?: BackdropHints;
   /** Brand colours, `#rrggbb`, strongest first (active Brand DNA palette when used). */
   palette: string[];
   /**
@@ -52,6 +52,31 @@ export interface SceneRequest {
    */
   steering?: SceneSteering;
   signal?: AbortSignal;
+}
+
+/**
+ * What a backdrop's maker knows of its set: the floor line (fraction of the height from the top)
+ * and the key light's direction (degrees: 0 from the right, 90 from above, 180 from the left);
+ * and, from a renderer that built the set, the key in three dimensions and how the camera sees the
+ * floor, so products are lit and shadowed to agree.
+ */
+export interface BackdropHints {
+  horizon: number;
+  lightAngle: number;
+  light?: SetLight;
+  /** Floor depth seen per unit of width at the products (camera height over distance; 1 straight above). */
+  camera?: number;
+}
+
+export interface SetLight {
+  /** Unit vector from the products toward the key: x right, y up off the floor, z along the floor toward the camera. */
+  key: { x: number; y: number; z: number };
+  /** 0 diffuse .. 1 hard (a crisp shadow edge). */
+  hardness: number;
+  /** −1 cool (daylight) .. +1 warm (golden hour, candle). */
+  temperature: number;
+  /** Share of the light at the products that is ambient fill, 0..1: how deep their shadows are. */
+  fill: number;
 }
 
 /** The layouts an engine knows (the four variations of a forge, in variationIndex order). */
@@ -82,9 +107,12 @@ export interface SceneSteering {
   /** 0..1: calm the backdrop: blur its detail (a shallower depth of field), flatten and desaturate it. */
   simplifyBackdrop?: number;
   /**
-   * Brand colours `#rrggbb` to bring into the set as accents, strongest first: the first one as
-   * a colour block behind the products (a painted arch on the wall, or the floor of a studio set),
-   * a second as a soft gel on the wall. Neutral colours (greys, black, white) are skipped.
+   * Brand colours `#rrggbb` to bring into the set as accents, strongest first, as a set designer
+   * would, lit by the scene's light: on a studio set of the engine's own, seamless paper in the
+   * first colour and a prop beside the products (a plinth, step, block or cylinder) in the second
+   * (a deeper tone of the first without one); on a backdrop photo, its wall painted in the first
+   * (its light and texture kept) and a soft gel of the second on the wall. Neutral colours (greys,
+   * black, white) are skipped.
    */
   accentColors?: string[];
   /**
@@ -122,6 +150,14 @@ export interface SceneResult {
   productMask?: Buffer;
   /** Where the steering's logo was placed, in px (absent without a logo, or when it could not be placed). */
   logoBoxes?: PlacedBox[];
+  /**
+   * The scene as layers, when the engine composited it (the local engine): `plate`, the backdrop
+   * exactly as the products went onto it (PNG, RGB); `product`, the products with their shadows
+   * and reflection (PNG, RGBA), such that `product` over `plate` is `png` up to rounding;
+   * `horizon`, the floor line (a fraction of the height from the top). The video engine moves
+   * them apart (parallax) without cutting the product out.
+   */
+  layers?: { plate: Buffer; product: Buffer; horizon?: number };
   warnings: EngineWarning[];
   /** Which engine made it (`local`, `openai-images:<model>`...). */
   engine: string;

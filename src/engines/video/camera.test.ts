@@ -95,6 +95,42 @@ describe('planCamera', () => {
     for (const m of CAMERA_MOVES.filter((m) => m !== 'static')) expect(isMoving(planCamera(m))).toBe(true);
   });
 
+  it('moves enough to read on a thumbnail: a push-in closes in by a fifth, a pan crosses a tenth of the frame', () => {
+    const push = planCamera('push-in');
+    expect(push.keys.at(-1)!.zoom).toBeGreaterThanOrEqual(1.2);
+    expect(push.keys.at(-1)!.parallax).toBeGreaterThanOrEqual(0.5);
+    const pan = planCamera('pan-right');
+    expect(pan.keys.at(-1)!.x - pan.keys[0]!.x).toBeGreaterThanOrEqual(0.1);
+    const orbit = planCamera('orbit');
+    expect(orbit.keys.at(-1)!.x - orbit.keys[0]!.x).toBeGreaterThanOrEqual(0.1);
+    expect(orbit.keys[0]!.parallax).toBe(-1); // the product is the pivot
+  });
+
+  it('rests where the layers line up: where a push-in starts and a pull-out ends, mid-way on a pan', () => {
+    expect(planCamera('push-in').rest).toEqual({ zoom: 1, x: 0, y: 0 });
+    expect(planCamera('pull-out').rest).toEqual({ zoom: 1, x: 0, y: 0 });
+    expect(planCamera('pull-out').keys.at(-1)).toMatchObject({ zoom: 1, x: 0, y: 0 });
+    const pan = planCamera('pan-left');
+    expect(pan.rest).toEqual({ zoom: pan.keys[0]!.zoom, x: 0, y: 0 });
+    const crane = planCamera('crane');
+    expect(crane.rest).toEqual({ zoom: crane.keys[0]!.zoom, x: crane.keys[0]!.x, y: crane.keys[0]!.y });
+  });
+
+  it('aims at the product: a push-in ends with the product centred, a pan holds it on the other axis, within the frame', () => {
+    const focus = { x: 0.05, y: -0.04 };
+    const push = planCamera('push-in', { focus });
+    const end = push.keys.at(-1)!;
+    // The product's layer moves (1 + parallax)× the camera: it ends at the focus.
+    expect(end.x * (1 + end.parallax)).toBeCloseTo(focus.x, 6);
+    expect(end.y * (1 + end.parallax)).toBeCloseTo(focus.y, 6);
+    expect(planCamera('pan-right', { focus }).keys.map((k) => k.y)).toEqual([focus.y, focus.y]);
+    expect(planCamera('tilt-up', { focus }).keys.map((k) => k.x)).toEqual([focus.x, focus.x]);
+    const far = planCamera('push-in', { focus: { x: 0.4, y: 0.4 } }).keys.at(-1)!;
+    const room = (1 - 1 / far.zoom) / 2;
+    expect(Math.abs(far.x)).toBeLessThanOrEqual(room);
+    expect(Math.abs(far.y)).toBeLessThanOrEqual(room);
+  });
+
   it('is eased: slow at the ends, fastest in the middle', () => {
     const plan = planCamera('pan-right');
     const step = (u: number) => sampleCamera(plan, u + 0.01).x - sampleCamera(plan, u).x;
@@ -114,6 +150,7 @@ describe('planCamera', () => {
         { at: 0.5, zoom: 1.2, x: 0, y: 0, parallax: 0 },
         { at: 1, zoom: 1.1, x: 0, y: 0, parallax: 0 },
       ],
+      rest: { zoom: 1, x: 0, y: 0 },
     };
     expect(sampleCamera(plan, 0.25).zoom).toBeCloseTo(1.1);
     expect(sampleCamera(plan, 0.75).zoom).toBeCloseTo(1.15);

@@ -3,8 +3,9 @@
  * vocabulary; without one, the seed picks a gentle default deterministically. A move becomes a
  * keyframe plan: the view's zoom (≥ 1; 1 = the whole frame), the view centre's offset from the
  * frame centre (fractions of the frame's width and height) and the parallax strength (how much
- * more the foreground layer moves than the backdrop; negative = it moves against it, as when the
- * camera circles the product), eased between keyframes.
+ * more the product's layer moves than the backdrop, from the plan's rest pose; −1 = it holds
+ * still, as when the camera circles the product), eased between keyframes. Layers at other
+ * depths (floor bands) are placed by ./framing.ts.
  *
  * Every plan keeps the view inside the frame (|x| ≤ (1 − 1/zoom)/2, same for y), so the picture
  * never shows a border.
@@ -84,7 +85,7 @@ export interface CameraKey {
   x: number;
   /** View centre offset, fraction of the frame height (+ = the view moves down, the picture up). */
   y: number;
-  /** Foreground displacement = backdrop displacement × (1 + parallax). */
+  /** The product layer's excursion from the rest pose = the backdrop's × (1 + parallax). */
   parallax: number;
 }
 
@@ -93,70 +94,108 @@ export interface CameraPlan {
   easing: Easing;
   /** Sorted by `at`, the first at 0 and the last at 1. */
   keys: CameraKey[];
+  /**
+   * The pose at which every layer lines up (the start frame as it is, seen through that view):
+   * layers move apart from it by their depth, so a pan's layers keep one size and part only
+   * sideways, and a push-in starts on the frame exactly.
+   */
+  rest: { zoom: number; x: number; y: number };
 }
 
 export interface CameraPlanOptions {
   /** 0..2, default 1: scales every excursion (zoom beyond 1, offsets, parallax). */
   intensity?: number;
   easing?: Easing;
+  /**
+   * Where the product is: its centre's offset from the frame centre (fractions of the width and
+   * height). Moves that close in (push-in, pull-out, dolly, crane) aim the near view at it, and
+   * pans and tilts hold it on the other axis; always within the frame.
+   */
+  focus?: { x: number; y: number };
 }
 
 const key = (at: number, zoom: number, x = 0, y = 0, parallax = 0): CameraKey => ({ at, zoom, x, y, parallax });
 
-/** The keyframe plan of a move. Amplitudes are gentle (a product film, not an action shot). */
+/**
+ * The keyframe plan of a move. Amplitudes are sized to read on a thumbnail: a push-in closes in
+ * by a fifth, a pan crosses about an eighth of the frame, and the product moves half as much
+ * again as the wall behind it (parallax 0.5); an orbit turns about the product, which holds its
+ * place while the wall slides one way and the near floor the other (parallax −1).
+ */
 export function planCamera(move: CameraMove, opts: CameraPlanOptions = {}): CameraPlan {
   const k = Math.min(2, Math.max(0, opts.intensity ?? 1));
   const z = (amount: number) => 1 + amount * k;
   // Half the slack a zoom leaves on each side, less a little: offsets never reach the edge.
   const room = (zoom: number) => Math.max(0, (1 - 1 / zoom) / 2 - 0.004);
+  const within = (v: number, zoom: number) => Math.max(-room(zoom), Math.min(room(zoom), v));
+  // Aimed at the product: a layer at the product's depth moves (1 + parallax)× the camera, so
+  // the camera goes that much less far for the product to end up centred.
+  const aimX = (zoom: number, parallax = 0) => within((opts.focus?.x ?? 0) / (1 + parallax), zoom);
+  const aimY = (zoom: number, parallax = 0) => within((opts.focus?.y ?? 0) / (1 + parallax), zoom);
   let keys: CameraKey[];
+  let rest: CameraPlan['rest'];
   switch (move) {
     case 'static':
       keys = [key(0, 1), key(1, 1)];
+      rest = { zoom: 1, x: 0, y: 0 };
       break;
     case 'push-in':
-      keys = [key(0, 1), key(1, z(0.16), 0, 0, 0.35 * k)];
+    case 'pull-out': {
+      const zoom = z(0.22);
+      const p = 0.5 * k;
+      const near = key(move === 'push-in' ? 1 : 0, zoom, aimX(zoom, p), aimY(zoom, p), p);
+      const wide = key(move === 'push-in' ? 0 : 1, 1, 0, 0, p);
+      keys = move === 'push-in' ? [wide, near] : [near, wide];
+      rest = { zoom: 1, x: 0, y: 0 };
       break;
-    case 'pull-out':
-      keys = [key(0, z(0.16), 0, 0, 0.35 * k), key(1, 1)];
-      break;
+    }
     case 'dolly': {
       // Forward and a touch up, the foreground growing faster than the wall behind.
-      const zoom = z(0.12);
-      keys = [key(0, 1.0), key(1, zoom, 0, -room(zoom) * 0.4, 0.6 * k)];
+      const zoom = z(0.18);
+      const p = 0.8 * k;
+      keys = [key(0, 1, 0, 0, p), key(1, zoom, aimX(zoom, p), within(aimY(zoom, p) - room(zoom) * 0.4, zoom), p)];
+      rest = { zoom: 1, x: 0, y: 0 };
       break;
     }
     case 'orbit': {
-      // The camera arcs around the product: the backdrop slides, the product moves half as much
-      // (more would be truer to an orbit, but would uncover more of the filled-in backdrop).
-      const zoom = z(0.1);
+      // The camera arcs around the product: the wall slides, the product holds its place (the
+      // pivot), the floor in front of it slides the other way.
+      const zoom = z(0.15);
       const r = room(zoom);
-      keys = [key(0, zoom, -r, 0, -0.5), key(1, zoom, r, 0, -0.5)];
+      const y = aimY(zoom);
+      keys = [key(0, zoom, -r, y, -Math.min(1, k)), key(1, zoom, r, y, -Math.min(1, k))];
+      rest = { zoom, x: 0, y };
       break;
     }
     case 'pan-left':
     case 'pan-right': {
-      const zoom = z(0.1);
+      const zoom = z(0.14);
       const r = room(zoom) * (move === 'pan-right' ? 1 : -1);
-      keys = [key(0, zoom, -r, 0, 0.25 * k), key(1, zoom, r, 0, 0.25 * k)];
+      const y = aimY(zoom);
+      keys = [key(0, zoom, -r, y, 0.5 * k), key(1, zoom, r, y, 0.5 * k)];
+      rest = { zoom, x: 0, y };
       break;
     }
     case 'tilt-up':
     case 'tilt-down': {
-      const zoom = z(0.1);
+      const zoom = z(0.14);
       const r = room(zoom) * (move === 'tilt-down' ? 1 : -1);
-      keys = [key(0, zoom, 0, -r, 0.25 * k), key(1, zoom, 0, r, 0.25 * k)];
+      const x = aimX(zoom);
+      keys = [key(0, zoom, x, -r, 0.5 * k), key(1, zoom, x, r, 0.5 * k)];
+      rest = { zoom, x, y: 0 };
       break;
     }
     case 'crane': {
       // Rising: the view climbs from low while easing in a little.
-      const z0 = z(0.12);
-      const z1 = z(0.06);
-      keys = [key(0, z0, 0, room(z0), 0.3 * k), key(1, z1, 0, -room(z1) * 0.5, 0.3 * k)];
+      const z0 = z(0.16);
+      const z1 = z(0.08);
+      const x = aimX(z1);
+      keys = [key(0, z0, within(x, z0), room(z0), 0.5 * k), key(1, z1, x, -room(z1) * 0.5, 0.5 * k)];
+      rest = { zoom: z0, x: within(x, z0), y: room(z0) };
       break;
     }
   }
-  return { move, easing: opts.easing ?? 'ease-in-out', keys };
+  return { move, easing: opts.easing ?? 'ease-in-out', keys, rest };
 }
 
 /** The camera at u (0..1 of the clip): eased interpolation between the surrounding keys. */

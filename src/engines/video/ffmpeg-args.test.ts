@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planCamera } from './camera.ts';
+import { layerGeometry, sampleLayer, layerKeys } from './framing.ts';
 import {
   clipWindowStart,
   audioBedFilters,
@@ -10,6 +11,7 @@ import {
   inputUrl,
   keyExpr,
   FOREGROUND_MAX_SUPERSAMPLE,
+  frameLayer,
   layerCanvas,
   layerFilters,
   num,
@@ -42,7 +44,7 @@ const spec = (over: Partial<RenderSpec> = {}): RenderSpec => ({
   segments: [
     {
       kind: 'still',
-      layers: [{ path: '/tmp/a.png', role: 'backdrop', pad: 1 }],
+      layers: [frameLayer('/tmp/a.png', 320, 180)],
       plan: planCamera('push-in'),
       frames: 45,
     },
@@ -91,14 +93,18 @@ describe('numbers and expressions', () => {
 
 describe('zoompan', () => {
   const out = { width: 1280, height: 720, fps: 30, frames: 150 };
+  const zp = (f: string) => ({
+    z: /z='([^']+)'/.exec(f)![1]!,
+    x: /:x='([^']+)'/.exec(f)![1]!,
+    y: /:y='([^']+)'/.exec(f)![1]!,
+  });
 
-  it('keeps the window inside the supersampled canvas (no border) for every move and frame', () => {
+  it('keeps the backdrop window inside its supersampled canvas (no border) for every move and frame', () => {
     for (const move of ['push-in', 'pan-left', 'pan-right', 'tilt-up', 'crane', 'dolly', 'orbit'] as const) {
-      const f = zoompanFilter(planCamera(move), { role: 'backdrop', pad: 1 }, out);
-      const z = /z='([^']+)'/.exec(f)![1]!;
-      const x = /:x='([^']+)'/.exec(f)![1]!;
-      const y = /:y='([^']+)'/.exec(f)![1]!;
-      const { width: iw, height: ih } = layerCanvas(1280, 720, { role: 'backdrop', pad: 1 }).canvas;
+      const layer = frameLayer('/tmp/a.png', 1280, 720);
+      const f = zoompanFilter(planCamera(move), layer, out);
+      const { z, x, y } = zp(f);
+      const { width: iw, height: ih } = layerCanvas(1280, 720, layer);
       for (let on = 0; on < 150; on += 7) {
         const zoom = evalExpr(z, { on });
         const px = evalExpr(x, { on, iw, zoom });
@@ -113,42 +119,76 @@ describe('zoompan', () => {
     }
   });
 
-  it('a foreground with a margin shows the frame-sized window at the start of a push-in', () => {
-    const f = zoompanFilter(planCamera('push-in'), { role: 'foreground', pad: 1.3 }, out);
-    const z = /z='([^']+)'/.exec(f)![1]!;
-    expect(evalExpr(z, { on: 0 })).toBeCloseTo(1.3, 6);
-    // The foreground grows faster than the backdrop (parallax > 0).
-    const back = /z='([^']+)'/.exec(zoompanFilter(planCamera('push-in'), { role: 'backdrop', pad: 1 }, out))![1]!;
-    expect(evalExpr(z, { on: 149 }) / 1.3).toBeGreaterThan(evalExpr(back, { on: 149 }));
+  it('a layer over part of the frame shows, at its place, the picture its depth’s camera sees there', () => {
+    const plan = planCamera('pan-right');
+    const content = { left: 500, top: 300, width: 200, height: 300 };
+    const g = layerGeometry(plan, 1, 1280, 720, content)!;
+    const layer = { depth: 1, alpha: true, window: g.window, place: g.place };
+    const { z, x, y } = zp(zoompanFilter(plan, layer, out));
+    const { width: iw, height: ih } = layerCanvas(1280, 720, layer);
+    const keys = layerKeys(plan, 1, 1280, 720);
+    for (const on of [0, 40, 75, 149]) {
+      const zoom = evalExpr(z, { on });
+      const px = evalExpr(x, { on, iw, zoom });
+      const py = evalExpr(y, { on, ih, zoom });
+      // Inside the canvas…
+      expect(zoom).toBeGreaterThanOrEqual(1);
+      expect(px).toBeGreaterThanOrEqual(-1e-6);
+      expect(px + iw / zoom).toBeLessThanOrEqual(iw + 1e-6);
+      expect(py + ih / zoom).toBeLessThanOrEqual(ih + 1e-6);
+      // …and the picture point at the place's corner is where that layer's camera puts it.
+      const v = sampleLayer(keys, plan.easing, on / 149);
+      const pictureX = g.window.left + (px * g.window.width) / iw;
+      const pictureY = g.window.top + (py * g.window.height) / ih;
+      expect(pictureX).toBeCloseTo(v.cx + (g.place.left - 640) / v.zoom, 6);
+      expect(pictureY).toBeCloseTo(v.cy + (g.place.top - 360) / v.zoom, 6);
+      // The window spans the place at the layer's zoom.
+      expect(((iw / zoom) * g.window.width) / iw).toBeCloseTo(g.place.width / v.zoom, 3);
+    }
+    expect(zoompanFilter(plan, layer, out)).toMatch(new RegExp(`:s=${g.place.width}x${g.place.height}:`));
   });
 
-  it('supersamples to ~8 MP: ~2.9× at 720p, up to 4×, at least 1×', () => {
+  it('the product grows faster than the backdrop on a push-in (parallax > 0)', () => {
+    const plan = planCamera('push-in');
+    const whole = frameLayer('/tmp/a.png', 1280, 720);
+    const back = zp(zoompanFilter(plan, whole, out)).z;
+    const front = zp(zoompanFilter(plan, { ...whole, depth: 1 }, out)).z;
+    expect(evalExpr(front, { on: 0 })).toBeCloseTo(1, 6);
+    expect(evalExpr(front, { on: 149 })).toBeGreaterThan(evalExpr(back, { on: 149 }));
+  });
+
+  it('supersamples to ~8 MP: ~2.9× at 720p, up to 4×, at least 1×; alpha layers at most 2.2×', () => {
     expect(supersample(1280, 720)).toBeCloseTo(2.95, 2);
     expect(supersample(320, 180)).toBe(4);
     expect(supersample(3840, 2160)).toBe(1);
     expect(supersample(7680, 4320)).toBe(1);
     expect(supersample(1920, 1080)).toBeCloseTo(1.96, 2);
-    expect(layerCanvas(320, 180, { role: 'backdrop', pad: 1 })).toEqual({
-      k: 4,
-      picture: { width: 1280, height: 720 },
-      canvas: { width: 1280, height: 720 },
-    });
-    const fg = layerCanvas(1280, 720, { role: 'foreground', pad: 1.2 });
-    expect(fg.k).toBe(FOREGROUND_MAX_SUPERSAMPLE);
-    expect(fg.picture).toEqual({ width: 2816, height: 1584 });
-    expect(fg.canvas).toEqual({ width: 3380, height: 1900 });
+    expect(layerCanvas(320, 180, frameLayer('/tmp/a.png', 320, 180))).toEqual({ k: 4, width: 1280, height: 720 });
+    const fg = layerCanvas(1280, 720, { alpha: true, window: { left: 0, top: 0, width: 400, height: 300 } });
+    expect(fg).toEqual({ k: FOREGROUND_MAX_SUPERSAMPLE, width: 880, height: 660 });
   });
 
-  it('layer filters: 4:4:4, lanczos to K×, a transparent margin for a foreground, one spare frame, exact length', () => {
+  it('layer filters: cropped to the window, 4:4:4 (with alpha), lanczos to K×, one spare frame, exact length', () => {
     const plan = planCamera('orbit');
     const out = { width: 320, height: 180, fps: 30, frames: 45 };
-    const bg = layerFilters(plan, { role: 'backdrop', pad: 1 }, out);
-    expect(bg).toMatch(/^format=yuv444p,scale=1280:720:flags=lanczos,zoompan=z='1\*/);
-    expect(bg).toMatch(/:d=46:s=320x180:fps=30,fps=30,trim=end_frame=45,setsar=1$/);
-    const fg = layerFilters(plan, { role: 'foreground', pad: 1.2 }, out);
-    expect(fg).toMatch(
-      /^format=yuva444p,scale=704:396:flags=lanczos,pad=844:476:\(ow-iw\)\/2:\(oh-ih\)\/2:color=black@0,zoompan=z='1\.19\d+\*/,
+    const bg = layerFilters(plan, frameLayer('/tmp/a.png', 320, 180), out);
+    expect(bg.crop).toBe('crop=320:180:0:0,format=yuv444p');
+    expect(bg.move).toMatch(/^scale=1280:720:flags=lanczos,zoompan=z='1\*/);
+    expect(bg.move).toMatch(/:d=46:s=320x180:fps=30,fps=30,trim=end_frame=45,setsar=1$/);
+    const fg = layerFilters(
+      plan,
+      {
+        alpha: true,
+        depth: 1,
+        origin: { x: 100, y: 40 },
+        window: { left: 110, top: 50, width: 100, height: 80 },
+        place: { left: 120, top: 60, width: 100, height: 80 },
+      },
+      out,
     );
+    expect(fg.crop).toBe('crop=100:80:10:10,format=yuva444p');
+    expect(fg.move).toMatch(/^scale=220:176:flags=lanczos,zoompan=/);
+    expect(fg.move).toContain(':s=100x80:');
   });
 });
 
@@ -212,7 +252,7 @@ describe('renderArgs', () => {
       `file:${path.resolve('/tmp/a.png')}`,
     ]);
     const graph = args[args.indexOf('-filter_complex') + 1]!;
-    expect(graph).toContain('[0:v:0]format=yuv444p,scale=1280:720:flags=lanczos,zoompan=');
+    expect(graph).toContain('[0:v:0]crop=320:180:0:0,format=yuv444p,scale=1280:720:flags=lanczos,zoompan=');
     expect(graph).toContain('[vcat]null[vmain]');
     expect(args).toContain('-an');
     expect(args).not.toContain('[aout]');
@@ -237,15 +277,35 @@ describe('renderArgs', () => {
     expect(encodeArgs(spec({ audio: { seed: 3 } }))).not.toContain('-frames:v');
   });
 
-  it('parallax: two zoompans overlaid, the foreground keeping its alpha', () => {
+  it('depth layers: each zoompan overlaid at its place, a floor band taking its alpha from a ramp', () => {
+    const plate = { path: '/tmp/plate.png', alpha: false, depth: 0, origin: { x: -10, y: -10 } };
     const args = renderArgs(
       spec({
         segments: [
           {
             kind: 'still',
             layers: [
-              { path: '/tmp/plate.png', role: 'backdrop', pad: 1 },
-              { path: '/tmp/product.png', role: 'foreground', pad: 1.3 },
+              {
+                ...plate,
+                window: { left: 0, top: 0, width: 320, height: 180 },
+                place: { left: 0, top: 0, width: 320, height: 180 },
+              },
+              {
+                ...plate,
+                alpha: true,
+                depth: 0.5,
+                window: { left: -4, top: 100, width: 330, height: 90 },
+                place: { left: 0, top: 100, width: 320, height: 80 },
+                ramp: '/tmp/band.png',
+              },
+              {
+                path: '/tmp/product.png',
+                alpha: true,
+                depth: 1,
+                origin: { x: 100, y: 40 },
+                window: { left: 100, top: 40, width: 120, height: 100 },
+                place: { left: 90, top: 30, width: 120, height: 100 },
+              },
             ],
             plan: planCamera('orbit'),
             frames: 45,
@@ -254,8 +314,22 @@ describe('renderArgs', () => {
       }),
     );
     const graph = args[args.indexOf('-filter_complex') + 1]!;
-    expect(graph).toContain('[1:v:0]format=yuva444p,scale=704:396:flags=lanczos,pad=');
-    expect(graph).toContain('[l0_0][l0_1]overlay=x=0:y=0:format=yuv444:eof_action=repeat[s0p]');
+    expect(args.filter((a) => a.startsWith('file:'))).toEqual(
+      ['/tmp/plate.png', '/tmp/plate.png', '/tmp/band.png', '/tmp/product.png', '/tmp/out.mp4'].map(inputUrl),
+    );
+    expect(graph).toContain('[0:v:0]crop=320:180:10:10,format=yuv444p,scale=1280:720:flags=lanczos,zoompan=');
+    expect(graph).toContain('[2:v:0]scale=330:90:flags=bilinear,format=gray[rl0_1]');
+    expect(graph).toContain('[1:v:0]crop=330:90:6:110,format=yuva444p[cl0_1]');
+    expect(graph).toContain('[cl0_1][rl0_1]alphamerge,scale=');
+    expect(graph).toContain('[l0_0][l0_1]overlay=x=0:y=100:format=yuv444:eof_action=repeat[m0_1]');
+    expect(graph).toContain('[m0_1][l0_2]overlay=x=90:y=30:format=yuv444:eof_action=repeat[s0p]');
+  });
+
+  it('refuses a still whose first layer does not cover the frame', () => {
+    const layer = { ...frameLayer('/tmp/a.png', 320, 180), place: { left: 0, top: 0, width: 100, height: 180 } };
+    expect(() =>
+      renderArgs(spec({ segments: [{ kind: 'still', layers: [layer], plan: planCamera('static'), frames: 45 }] })),
+    ).toThrow(RangeError);
   });
 
   it('montage: videos are looped, opened as MP4/QuickTime from a file only', () => {
@@ -265,7 +339,7 @@ describe('renderArgs', () => {
           { kind: 'video', path: 'clip.mp4', frames: 25 },
           {
             kind: 'still',
-            layers: [{ path: '/tmp/b.png', role: 'backdrop', pad: 1 }],
+            layers: [frameLayer('/tmp/b.png', 320, 180)],
             plan: planCamera('pan-left'),
             frames: 25,
           },

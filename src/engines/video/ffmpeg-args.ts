@@ -10,9 +10,11 @@
  *   see `supersample`), in 4:4:4 (in 4:2:0 zoompan aligns its window to 2 px for the chroma):
  *   zoompan places its window in whole input pixels, so at K× the steps are 1/K output px and
  *   the motion reads smooth; its window is resampled (bicubic) to the output.
- * - parallax: the foreground (the product cut-out on a transparent canvas with a margin) gets its
- *   own zoompan whose zoom and offset are the backdrop's times (1 + parallax), overlaid on the
- *   backdrop at 0,0: both layers move with subpixel precision, at different speeds.
+ * - depth: a still is a stack of layers (framing.ts): the backdrop over the whole frame, floor
+ *   bands and the product (RGBA) each over only the part of the frame they reach, from the part
+ *   of their PNG they show (a floor band's alpha by row from a one-pixel-wide ramp PNG). Each has
+ *   its own zoompan following the plan at its depth, overlaid at its place: every layer moves
+ *   with subpixel precision at its own speed, and a small layer costs what its area does.
  * - crossfades are `fade=alpha=1` on the incoming segment overlaid on the outgoing one (what
  *   xfade=fade does).
  *
@@ -20,7 +22,8 @@
  * demuxer forced (`png_pipe` for stills, `mov` for videos), as in src/adapters/media/video-args.ts.
  */
 import path from 'node:path';
-import { type CameraKey, type CameraPlan, ease } from './camera.ts';
+import { type CameraPlan, ease } from './camera.ts';
+import { layerKeys, type Rect } from './framing.ts';
 
 export const inputUrl = (filePath: string): string => `file:${path.resolve(filePath)}`;
 
@@ -48,17 +51,21 @@ export function easeExpr(easing: CameraPlan['easing'], u: string): string {
 }
 
 /**
- * An expression of one member of the plan's keys over `u` (0..1): eased interpolation between
+ * An expression of one member of a plan's keys over `u` (0..1): eased interpolation between
  * consecutive keys, nested `if(lt(u,at),…)` when there are more than two.
  */
-export function keyExpr(plan: CameraPlan, pick: (k: CameraKey) => number, u: string): string {
+export function keyExpr<K extends { at: number }>(
+  plan: { easing: CameraPlan['easing']; keys: readonly K[] },
+  pick: (k: K) => number,
+  u: string,
+): string {
   const keys = plan.keys;
   if (keys.length === 0) throw new RangeError('a camera plan needs keys');
   const values = keys.map(pick);
   if (values.every((v) => v === values[0])) return num(values[0] as number);
   const segment = (i: number): string => {
-    const a = keys[i] as CameraKey;
-    const b = keys[i + 1] as CameraKey;
+    const a = keys[i] as K;
+    const b = keys[i + 1] as K;
     const va = pick(a);
     const vb = pick(b);
     if (va === vb) return num(va);
@@ -66,84 +73,103 @@ export function keyExpr(plan: CameraPlan, pick: (k: CameraKey) => number, u: str
     return `(${num(va)}+${num(vb - va)}*${easeExpr(plan.easing, local)})`;
   };
   let expr = segment(keys.length - 2);
-  for (let i = keys.length - 3; i >= 0; i--)
-    expr = `if(lt(${u},${num((keys[i + 1] as CameraKey).at)}),${segment(i)},${expr})`;
+  for (let i = keys.length - 3; i >= 0; i--) expr = `if(lt(${u},${num((keys[i + 1] as K).at)}),${segment(i)},${expr})`;
   return expr;
 }
 
-/** One layer of a still segment: a PNG of exactly the output size (RGBA for a foreground). */
+/**
+ * One layer of a still segment: part of a PNG moved by the camera plan at the layer's depth
+ * (framing.ts): `window` (picture px, inside the PNG) is what it reads over the clip, `place`
+ * (frame px) where its stream is overlaid; the two have the same aspect ratio.
+ */
 export interface StillLayer {
+  /** A PNG: RGB, or RGBA when `alpha`. */
   path: string;
-  /** `backdrop` moves with the camera; `foreground` moves (1 + parallax)× as much. */
-  role: 'backdrop' | 'foreground';
-  /** ≥ 1: the layer is padded (transparent) to this many times the frame, so a foreground has room to move. */
-  pad: number;
+  alpha: boolean;
+  /** 0 moves with the camera (the backdrop), 1 with the product (see framing.ts layerKeys). */
+  depth: number;
+  /** The picture px the PNG's top-left pixel shows (a PNG may extend past the frame). */
+  origin: { x: number; y: number };
+  window: Rect;
+  place: Rect;
+  /** A grey PNG one pixel wide and `window.height` tall: the layer's alpha by row (floor bands). */
+  ramp?: string;
 }
 
-/** A foreground is supersampled at most this much (it is the larger canvas; its edges are soft anyway). */
+/** A layer showing a whole frame-sized PNG (a key frame, a reference, a flat still). */
+export function frameLayer(filePath: string, width: number, height: number): StillLayer {
+  const whole = { left: 0, top: 0, width, height };
+  return { path: filePath, alpha: false, depth: 0, origin: { x: 0, y: 0 }, window: whole, place: whole };
+}
+
+/** Layers with alpha are supersampled at most this much (their edges are soft anyway). */
 export const FOREGROUND_MAX_SUPERSAMPLE = 2.2;
 
-const even = (n: number) => Math.max(2, Math.round(n / 2) * 2);
-
-/** The canvas zoompan reads for a layer: the picture scaled K×, then padded to `pad`× the frame. */
+/** The canvas zoompan reads for a layer: its window scaled K× (K from the output size, capped for alpha layers). */
 export function layerCanvas(
   width: number,
   height: number,
-  layer: Pick<StillLayer, 'role' | 'pad'>,
-): { k: number; picture: { width: number; height: number }; canvas: { width: number; height: number } } {
-  const k = Math.min(supersample(width, height), layer.role === 'foreground' ? FOREGROUND_MAX_SUPERSAMPLE : 4);
-  const picture = { width: even(width * k), height: even(height * k) };
-  const canvas = { width: even(picture.width * layer.pad), height: even(picture.height * layer.pad) };
-  return { k, picture, canvas };
+  layer: Pick<StillLayer, 'alpha' | 'window'>,
+): { k: number; width: number; height: number } {
+  const k = Math.min(supersample(width, height), layer.alpha ? FOREGROUND_MAX_SUPERSAMPLE : 4);
+  return {
+    k,
+    width: Math.max(2, Math.round(layer.window.width * k)),
+    height: Math.max(2, Math.round(layer.window.height * k)),
+  };
 }
 
-/**
- * The filters that turn a layer's input into its moving stream: 4:4:4 (with alpha for a
- * foreground), lanczos up to K×, padded, zoompan (+1 spare frame), fps, trimmed.
- */
-export function layerFilters(
-  plan: CameraPlan,
-  layer: Pick<StillLayer, 'role' | 'pad'>,
-  out: { width: number; height: number; fps: number; frames: number },
-): string {
-  const { picture, canvas } = layerCanvas(out.width, out.height, layer);
-  const fg = layer.role === 'foreground';
-  const padded =
-    canvas.width !== picture.width || canvas.height !== picture.height
-      ? `,pad=${canvas.width}:${canvas.height}:(ow-iw)/2:(oh-ih)/2:color=black@0`
-      : '';
-  const ratio = canvas.width / picture.width;
-  // fps= after zoompan sets the link's frame rate (without it tpad clones at the wrong rate);
-  // this ffmpeg's fps filter drops the last frame at EOF, so zoompan makes one spare.
-  return (
-    `format=${fg ? 'yuva444p' : 'yuv444p'},scale=${picture.width}:${picture.height}:flags=lanczos${padded},` +
-    `${zoompanFilter(plan, { role: layer.role, pad: ratio }, out, 1)},fps=${num(out.fps)},trim=end_frame=${out.frames},setsar=1`
-  );
-}
+type Out = { width: number; height: number; fps: number; frames: number };
 
 /**
- * The zoompan filter of one layer: `frames` output frames of width × height at `fps`, the view
- * following the plan (zoom about the view centre, offsets in fractions of the frame).
+ * The zoompan filter of one layer: `frames` output frames of its place's size at `fps`, the
+ * window following the layer's view (framing.ts layerKeys): zoom = window/place × the layer's
+ * zoom, the window's corner where the place's corner falls in the picture.
  */
 export function zoompanFilter(
   plan: CameraPlan,
-  layer: Pick<StillLayer, 'role' | 'pad'>,
-  out: { width: number; height: number; fps: number; frames: number },
+  layer: Pick<StillLayer, 'depth' | 'window' | 'place'>,
+  out: Out,
   /** Spare frames past `frames` (the last pose held). */
   extraFrames = 0,
 ): string {
   const u = out.frames > 1 ? `(on/${out.frames - 1})` : '0';
-  const fg = layer.role === 'foreground';
-  const zoom = fg ? keyExpr(plan, (k) => 1 + (k.zoom - 1) * (1 + k.parallax), u) : keyExpr(plan, (k) => k.zoom, u);
-  const x = keyExpr(plan, (k) => k.x * (fg ? 1 + k.parallax : 1), u);
-  const y = keyExpr(plan, (k) => k.y * (fg ? 1 + k.parallax : 1), u);
-  const p = num(layer.pad);
+  const lp = { easing: plan.easing, keys: layerKeys(plan, layer.depth, out.width, out.height) };
+  const { window: w, place: p } = layer;
+  const zoom = keyExpr(lp, (k) => k.zoom, u);
+  const cx = keyExpr(lp, (k) => k.cx, u);
+  const cy = keyExpr(lp, (k) => k.cy, u);
+  // zoompan's `zoom` is the layer's zoom × window / place.
   return (
-    `zoompan=z='${p}*${zoom}'` +
-    `:x='iw/2+(${x})*iw/${p}-iw/zoom/2'` +
-    `:y='ih/2+(${y})*ih/${p}-ih/zoom/2'` +
-    `:d=${out.frames + extraFrames}:s=${out.width}x${out.height}:fps=${num(out.fps)}`
+    `zoompan=z='${num(w.width / p.width)}*${zoom}'` +
+    `:x='(${cx}+${num(p.left - out.width / 2)}*${num(w.width / p.width)}/zoom+${num(-w.left)})*iw/${num(w.width)}'` +
+    `:y='(${cy}+${num(p.top - out.height / 2)}*${num(w.width / p.width)}/zoom+${num(-w.top)})*ih/${num(w.height)}'` +
+    `:d=${out.frames + extraFrames}:s=${p.width}x${p.height}:fps=${num(out.fps)}`
   );
+}
+
+/**
+ * The filters after a layer's input (and alpha ramp): 4:4:4 (with alpha for an alpha layer)
+ * cropped to its window, lanczos up to K×, zoompan (+1 spare frame), fps, trimmed. With a ramp,
+ * `[ramp]` names the ramp stream and the crop ends in `[crop]`, merged there.
+ */
+export function layerFilters(
+  plan: CameraPlan,
+  layer: Pick<StillLayer, 'alpha' | 'depth' | 'origin' | 'window' | 'place'>,
+  out: Out,
+): { crop: string; move: string } {
+  const { window: w } = layer;
+  const canvas = layerCanvas(out.width, out.height, layer);
+  const x = Math.round(w.left - layer.origin.x);
+  const y = Math.round(w.top - layer.origin.y);
+  // fps= after zoompan sets the link's frame rate (without it tpad clones at the wrong rate);
+  // this ffmpeg's fps filter drops the last frame at EOF, so zoompan makes one spare.
+  return {
+    crop: `crop=${w.width}:${w.height}:${x}:${y},format=${layer.alpha ? 'yuva444p' : 'yuv444p'}`,
+    move:
+      `scale=${canvas.width}:${canvas.height}:flags=lanczos,` +
+      `${zoompanFilter(plan, layer, out, 1)},fps=${num(out.fps)},trim=end_frame=${out.frames},setsar=1`,
+  };
 }
 
 export type Segment =
@@ -319,17 +345,34 @@ export function renderArgs(spec: RenderSpec): string[] {
     }
     const labels: string[] = [];
     seg.layers.forEach((layer, j) => {
+      const f = layerFilters(seg.plan, layer, { ...out, frames: seg.frames });
+      const label = `l${i}_${j}`;
       args.push(...STILL_INPUT, '-i', inputUrl(layer.path));
-      filters.push(`[${input}:v:0]${layerFilters(seg.plan, layer, { ...out, frames: seg.frames })}[l${i}_${j}]`);
-      labels.push(`[l${i}_${j}]`);
-      input++;
+      const image = input++;
+      if (layer.ramp) {
+        args.push(...STILL_INPUT, '-i', inputUrl(layer.ramp));
+        const ramp = input++;
+        filters.push(
+          `[${ramp}:v:0]scale=${layer.window.width}:${layer.window.height}:flags=bilinear,format=gray[r${label}]`,
+          `[${image}:v:0]${f.crop}[c${label}]`,
+          `[c${label}][r${label}]alphamerge,${f.move}[${label}]`,
+        );
+      } else {
+        filters.push(`[${image}:v:0]${f.crop},${f.move}[${label}]`);
+      }
+      labels.push(`[${label}]`);
     });
+    const first = seg.layers[0] as StillLayer;
+    const full =
+      first.place.left === 0 && first.place.top === 0 && first.place.width === width && first.place.height === height;
+    if (!full || first.alpha) throw new RangeError('the first layer of a still must cover the frame, opaque');
     if (labels.length === 1) filters.push(`${labels[0]}format=yuv420p[s${i}]`);
     else {
       let below = labels[0] as string;
       for (let j = 1; j < labels.length; j++) {
         const next = j === labels.length - 1 ? `[s${i}p]` : `[m${i}_${j}]`;
-        filters.push(`${below}${labels[j]}overlay=x=0:y=0:format=yuv444:eof_action=repeat${next}`);
+        const { left, top } = (seg.layers[j] as StillLayer).place;
+        filters.push(`${below}${labels[j]}overlay=x=${left}:y=${top}:format=yuv444:eof_action=repeat${next}`);
         below = next;
       }
       filters.push(`[s${i}p]format=yuv420p[s${i}]`);

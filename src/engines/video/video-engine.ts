@@ -34,6 +34,13 @@ export interface VideoRequest {
    * on its own layer. Without it the local engine cuts the product out with a matte.
    */
   startFrameMask?: { data: Buffer; width: number; height: number };
+  /**
+   * The start frame as layers (the scene engine's `layers`, same size as the start frame): the
+   * clean plate (PNG, RGB) and the product layer over it (PNG, RGBA: the products with their
+   * shadows), with the floor line (a fraction of the height). The local engine moves them apart
+   * as they are (no matte, no filled hole); without them it cuts the product out.
+   */
+  startFrameLayers?: { plate: Buffer; product: Buffer; horizon?: number };
   /** The last frame: the clip crossfades to it through `intermediateFrames`. */
   endFrame?: Buffer;
   intermediateFrames?: Buffer[];

@@ -10,6 +10,13 @@ export const uploadKey = (orgId: string, assetId: string) => `${assetFolder(orgI
 export const previewKey = (orgId: string, assetId: string) => `${assetFolder(orgId, assetId)}preview.mp4`;
 export const thumbnailKey = (orgId: string, assetId: string, ext: 'webp' | 'jpeg') =>
   `${assetFolder(orgId, assetId)}thumbnail.${ext}`;
+const LAYER_FILES = { plate: 'plate.png', product: 'product.png', info: 'info.json' } as const;
+/**
+ * A generated scene's layers for the video engine, next to its original (so they go with the
+ * asset's folder): its clean plate, its product layer and `info` (the floor line).
+ */
+export const layerKey = (orgId: string, assetId: string, layer: keyof typeof LAYER_FILES) =>
+  `${assetFolder(orgId, assetId)}layers/${LAYER_FILES[layer]}`;
 
 /**
  * A file name safe to store and to echo in Content-Disposition: the last path segment, no

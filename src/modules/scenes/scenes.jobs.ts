@@ -4,6 +4,7 @@ import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
 import type { Clock } from '../../clock.ts';
 import {
   type AspectRatio,
+  type BackdropHints,
   GenerationError,
   outputSize,
   type SceneResult,
@@ -12,12 +13,12 @@ import {
 import sharp from 'sharp';
 import { Uuid } from '../../http/schemas.ts';
 import { defineJob, type JobDefinition, type JobRef } from '../../jobs/types.ts';
+import { layerKey } from '../assets/assets.keys.ts';
 import type { AssetsService } from '../assets/assets.service.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
 import type { GenerationEngines } from '../generation/engines.ts';
 import type { Scores, Warning } from '../generation/generation.schemas.ts';
 import { type GenerationInputs, readInput } from '../generation/inputs.ts';
-import { analyzePng } from '../generation/scoring.ts';
 import type { ForgeRow, RefinementRow, ScenesRepo, VariationRow } from './scenes.repo.ts';
 import { buildCritique } from '../../engines/critique/critique.ts';
 import type { ImageFeatures } from '../../engines/critique/features.ts';
@@ -34,7 +35,7 @@ export const sceneVariationJob: JobRef<typeof VariationPayload> = {
 
 export interface SceneJobsDeps {
   repo: ScenesRepo;
-  storage: Pick<ObjectStorage, 'getStream'>;
+  storage: Pick<ObjectStorage, 'getStream' | 'put'>;
   assets: Pick<AssetsService, 'storeGenerated' | 'readGenerated'>;
   usage: Pick<UsageLedger, 'commit' | 'release'>;
   engines: GenerationEngines;
@@ -70,12 +71,14 @@ const FAILED_AFTER_RETRIES = 'The image could not be generated after several att
 
 /**
  * A variation: load the forge's inputs → backdrop (the environment asset, or one the environment
- * engine makes from the prompt and palette) → scene engine → store the image as a `complete` asset
- * of the brand → score its pixels → mark the variation terminal and roll the forge up → commit
- * (or release) its image_generations unit. Idempotent: the asset id is fixed per variation
- * (storeGenerated returns the one stored by an earlier run) and a terminal variation is left as
- * it is. An engine's GenerationError fails the variation at once with its reason; any other error
- * is retried, and after the last attempt fails it with a generic reason.
+ * engine makes from the prompt and palette) → scene engine → store its layers (when the engine
+ * gives them, for videos made from it) and the image as a `complete` asset of the brand → score
+ * its pixels → mark the variation terminal and roll the forge up → commit (or release) its
+ * image_generations unit. Idempotent: the asset id is fixed per variation (storeGenerated returns
+ * the one stored by an earlier run; the layers are put under keys of that id, replaced, never
+ * added to) and a terminal variation is left as it is. An engine's GenerationError fails the
+ * variation at once with its reason; any other error is retried, and after the last attempt fails
+ * it with a generic reason.
  */
 export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
   const now = () => deps.clock().toISOString();
@@ -115,7 +118,7 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
       });
     }
     let backdrop: Buffer;
-    let backdropHints: { horizon: number; lightAngle: number } | undefined;
+    let backdropHints: BackdropHints | undefined;
     let backdropWarnings: SceneResult['warnings'] = [];
     if (inputs.environment) {
       backdrop = await readInput(deps.storage, inputs.environment);
@@ -126,10 +129,17 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
         height: o.height,
         seed: v.seed,
         palette: o.palette,
+        // The set shot as the variation's layout will place the products (a refinement: its source's).
+        variationIndex: o.steering?.baseLayout ?? v.position % LAYOUTS,
         signal,
       });
       backdrop = env.png;
-      backdropHints = { horizon: env.horizon, lightAngle: env.lightAngle };
+      backdropHints = {
+        horizon: env.horizon,
+        lightAngle: env.lightAngle,
+        ...(env.light ? { light: env.light } : {}),
+        ...(env.camera !== undefined ? { camera: env.camera } : {}),
+      };
       backdropWarnings = env.warnings;
     }
     signal.throwIfAborted();
@@ -152,6 +162,23 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
     // variation's to know when the local scene engine kept that set; a provider redraws the scene.
     if (result.engine !== 'local' || backdropWarnings.length === 0) return result;
     return { ...result, warnings: [...backdropWarnings, ...result.warnings] };
+  }
+
+  /** A scene's layers (the local engine's plate and product layer) next to its image, for videos made from it. */
+  async function storeLayers(orgId: string, assetId: string, layers: NonNullable<SceneResult['layers']>) {
+    const info = Buffer.from(JSON.stringify({ horizon: layers.horizon ?? null }));
+    await deps.storage.put(layerKey(orgId, assetId, 'plate'), layers.plate, {
+      contentType: 'image/png',
+      contentLength: layers.plate.length,
+    });
+    await deps.storage.put(layerKey(orgId, assetId, 'product'), layers.product, {
+      contentType: 'image/png',
+      contentLength: layers.product.length,
+    });
+    await deps.storage.put(layerKey(orgId, assetId, 'info'), info, {
+      contentType: 'application/json',
+      contentLength: info.length,
+    });
   }
 
   /** A refinement's stored levers, with the brand logo's bytes put back when they name it. */
@@ -225,6 +252,9 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
             );
         ctx.signal.throwIfAborted();
         if (!stored) {
+          // The layers first: a run that dies between the two stores them again (same keys), never
+          // leaving an image without them.
+          if (result.layers) await storeLayers(v.organization_id, v.asset_id, result.layers);
           await deps.assets.storeGenerated({
             orgId: v.organization_id,
             brandId: v.brand_id,
@@ -239,7 +269,7 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
         const logoAsset = inputs.brand.logo
           ? await readInput(deps.storage, inputs.brand.logo).catch(() => undefined)
           : undefined;
-        const { scores, features } = await analyzePng(result.png, {
+        const { scores, features } = await deps.engines.analyze(result.png, {
           productMask: result.productMask,
           palette,
           ...(result.logoBoxes ? { logoBoxes: result.logoBoxes } : {}),

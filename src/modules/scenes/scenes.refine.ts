@@ -12,7 +12,7 @@ import type { Scores } from '../generation/generation.schemas.ts';
 import type { GenerationInputs } from '../generation/inputs.ts';
 import { reserveUnits, writeOrRelease } from '../generation/quota.ts';
 import { seedOf } from '../generation/rollup.ts';
-import { analyzePng } from '../generation/scoring.ts';
+import type { GenerationEngines } from '../generation/engines.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
 import { LAYOUTS, sceneVariationJob } from './scenes.jobs.ts';
 import { blankVariation, IMAGE_POOL, type RefinementRow, type ScenesRepo, type VariationRow } from './scenes.repo.ts';
@@ -24,6 +24,8 @@ export interface RefinerDeps {
   jobs: Pick<JobSystem, 'enqueue'>;
   assets: Pick<AssetsService, 'readGenerated'>;
   clock: Clock;
+  /** Scores and features of a PNG (on the engine threads when there are some). */
+  engines: Pick<GenerationEngines, 'analyze'>;
 }
 
 /**
@@ -55,7 +57,7 @@ export function createRefiner(deps: RefinerDeps) {
 
     const inputs = fromJson<GenerationInputs>(forge.context, null as never);
     const palette = (inputs.dna?.palette ?? []).map((c) => c.hex);
-    const { scores, features } = await analyzePng(png, { palette });
+    const { scores, features } = await deps.engines.analyze(png, { palette });
     const critique =
       (source.critique ? fromJson<Critique | null>(source.critique, null) : null) ??
       buildCritique({

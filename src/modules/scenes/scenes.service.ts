@@ -19,6 +19,7 @@ import { seedOf } from '../generation/rollup.ts';
 import { sceneVariationJob } from './scenes.jobs.ts';
 import { presentForges, presentVariation } from './scenes.presenter.ts';
 import { createRefiner } from './scenes.refine.ts';
+import type { GenerationEngines } from '../generation/engines.ts';
 import { type ChangePublisher, publishChange } from '../../events/publish.ts';
 import type { PlanCatalog } from '../usage/plans.ts';
 import { blankVariation, type ForgeRow, IMAGE_POOL, type ScenesRepo, type VariationRow } from './scenes.repo.ts';
@@ -44,6 +45,7 @@ export interface ScenesServiceDeps {
   assets: Pick<AssetsService, 'refs' | 'readGenerated'>;
   clock: Clock;
   changes: ChangePublisher;
+  engines: Pick<GenerationEngines, 'analyze'>;
 }
 
 const forgeNotFound = (id: string) => notFound(`Scene forge ${id} not found`, 'NOT_FOUND');

@@ -4,13 +4,13 @@ import path from 'node:path';
 import { Type } from 'typebox';
 import { fromJson, toJson } from '../../adapters/db/columns.ts';
 import { isStorageError, type ObjectStorage } from '../../adapters/storage/storage.port.ts';
-import { downloadToFile } from '../../adapters/storage/storage.ts';
+import { downloadToFile, readToBuffer } from '../../adapters/storage/storage.ts';
 import type { Clock } from '../../clock.ts';
 import { GenerationError } from '../../engines/image/scene-engine.ts';
-import type { VideoEngine, VideoReference } from '../../engines/video/video-engine.ts';
+import type { VideoEngine, VideoReference, VideoRequest } from '../../engines/video/video-engine.ts';
 import { Uuid } from '../../http/schemas.ts';
 import { defineJob, type JobDefinition, type JobRef } from '../../jobs/types.ts';
-import { previewKey } from '../assets/assets.keys.ts';
+import { layerKey, previewKey } from '../assets/assets.keys.ts';
 import type { AssetsService } from '../assets/assets.service.ts';
 import type { Warning } from '../generation/generation.schemas.ts';
 import { type AssetInput, readInput } from '../generation/inputs.ts';
@@ -58,9 +58,10 @@ export function enginePrompt(prompt: string, inputs: Pick<VideoInputs, 'dna'>): 
 }
 
 /**
- * A video variation: read the group's frames and references → the model's engine renders the
- * clip → the MP4 is stored as a `complete` asset of type `video` (measured duration, dimension,
- * frame rate, thumbnail) with its preview next to it → the variation is completed and its
+ * A video variation: read the group's frames and references (and a scene start frame's layers)
+ * → the model's engine renders the clip → the MP4 is stored as a `complete` asset of type `video`
+ * (measured duration, dimension, frame rate, thumbnail) with its preview next to it → the
+ * variation is completed and its
  * `video_seconds` committed. Idempotent: the asset id is fixed per variation, a run that finds
  * it stored (an earlier run died before finishing) only finishes, and a terminal variation is
  * left as it is. An engine's GenerationError (a provider's refusal, an input deleted since)
@@ -100,6 +101,30 @@ export function videoJobs(deps: VideoJobsDeps): JobDefinition[] {
     }
   }
 
+  /**
+   * A start frame's layers, when it is a scene the local engine made (stored next to it by the
+   * scene job); undefined for any other picture (an upload, a provider's scene, an older scene).
+   */
+  async function layersOf(orgId: string, assetId: string): Promise<VideoRequest['startFrameLayers']> {
+    const max = 64 * 1024 * 1024;
+    try {
+      const [plate, product, info] = await Promise.all(
+        (['plate', 'product', 'info'] as const).map((k) =>
+          readToBuffer(deps.storage, layerKey(orgId, assetId, k), max),
+        ),
+      );
+      const { horizon } = JSON.parse((info as Buffer).toString('utf8')) as { horizon?: number | null };
+      return {
+        plate: plate as Buffer,
+        product: product as Buffer,
+        ...(typeof horizon === 'number' ? { horizon } : {}),
+      };
+    } catch (err) {
+      if (isStorageError(err, 'NOT_FOUND') || err instanceof SyntaxError) return undefined;
+      throw err;
+    }
+  }
+
   async function render(v: VideoRow, g: GroupRow, inputs: VideoInputs, dir: string, signal: AbortSignal) {
     const references: VideoReference[] = [];
     for (const r of inputs.referenceImages) {
@@ -118,6 +143,7 @@ export function videoJobs(deps: VideoJobsDeps): JobDefinition[] {
     const intermediateFrames: Buffer[] = [];
     for (const f of inputs.intermediate) intermediateFrames.push(await read(f));
     const startFrame = inputs.start ? await read(inputs.start) : undefined;
+    const startFrameLayers = inputs.start ? await layersOf(v.organization_id, inputs.start.assetId) : undefined;
     const endFrame = inputs.end ? await read(inputs.end) : undefined;
     signal.throwIfAborted();
     return deps.videoEngine(g.model as VideoModelId).generate({
@@ -126,6 +152,7 @@ export function videoJobs(deps: VideoJobsDeps): JobDefinition[] {
       height: g.height,
       durationSeconds: g.duration,
       ...(startFrame ? { startFrame } : {}),
+      ...(startFrameLayers ? { startFrameLayers } : {}),
       ...(endFrame ? { endFrame } : {}),
       ...(intermediateFrames.length ? { intermediateFrames } : {}),
       ...(references.length ? { references } : {}),

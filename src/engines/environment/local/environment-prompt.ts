@@ -40,12 +40,16 @@ export type Rgb = readonly [number, number, number];
 export interface LightPlan {
   /** Port convention: degrees, 0 = from the right, 90 = from above, 180 = from the left. */
   angle: number;
-  /** Whether the prompt said which side; when not, the engine may mirror the light by seed. */
+  /** Whether the prompt said which side; when not, each shot picks one. */
   sideGiven: boolean;
+  /** Whether the prompt said how high the light is (a time of day, "raking", "overhead"). */
+  elevationGiven: boolean;
   /** -1 cool (daylight, blue hour) .. 0 neutral studio .. +1 warm (golden hour, candle). */
   temperature: number;
   /** 0 diffuse (softbox, overcast) .. 1 hard (direct sun). */
   hardness: number;
+  /** Whether the prompt said how hard or soft the light is. */
+  hardnessGiven: boolean;
   gobo: Gobo;
 }
 
@@ -55,6 +59,8 @@ export interface EnvironmentPlan {
   wall: Backdrop;
   /** Floor line, fraction of the height from the top (0 for a flat lay). */
   horizon: number;
+  /** Whether the prompt named the camera's view ("low angle", "eye level"). */
+  horizonGiven: boolean;
   light: LightPlan;
   /** -1 moody / low-key .. +1 bright / airy. */
   mood: number;
@@ -84,7 +90,7 @@ export interface EnvironmentColors {
   /** Accent colours (terrazzo chips, props): prompt colours then palette, tamed. */
   accents: Rgb[];
   /**
-   * The brand colour of the set's accent prop (a painted plinth beside the products), or null:
+   * The brand colour of the set's accent props (the shot's plinth, steps or block), or null:
    * set when the prompt named its own colours or materials, so the palette is an accent there
    * instead of painting the wall or the floor.
    */
@@ -778,13 +784,17 @@ export function readEnvironmentPrompt(prompt: string): EnvironmentPlan {
   // Light.
   let side: LightWord['side'];
   let elevation = 42;
+  let elevationGiven = false;
   let temperature = 0;
   let gobo: Gobo = 'none';
   let tempWords = 0;
   const hard: number[] = [];
   for (const lw of light) {
     if (lw.side) side = lw.side;
-    if (lw.elevation !== undefined) elevation = lw.elevation;
+    if (lw.elevation !== undefined) {
+      elevation = lw.elevation;
+      elevationGiven = true;
+    }
     if (lw.temperature !== undefined) {
       temperature += lw.temperature;
       tempWords++;
@@ -817,11 +827,14 @@ export function readEnvironmentPrompt(prompt: string): EnvironmentPlan {
     floor,
     wall,
     horizon,
+    horizonGiven: viewHorizon !== undefined,
     light: {
       angle,
       sideGiven: side !== undefined,
+      elevationGiven,
       temperature: clamp(temperature, -1, 1),
       hardness: clamp(hardness, 0, 1),
+      hardnessGiven: hard.length > 0,
       // Outdoors and on a sweep there is no window to cast panes, only plants.
       gobo: (layout === 'outdoor' || layout === 'sweep') && gobo === 'window' ? 'none' : gobo,
     },

@@ -2,7 +2,9 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { type AspectRatio, GenerationError, outputSize } from '../../image/scene-engine.ts';
 import type { EnvironmentRequest } from '../environment-engine.ts';
-import { createLocalEnvironmentEngine } from './local-environment-engine.ts';
+import { shotFor } from '../shot.ts';
+import { readEnvironmentPrompt } from './environment-prompt.ts';
+import { createLocalEnvironmentEngine, shotHorizon, shotLighting } from './local-environment-engine.ts';
 
 const engine = createLocalEnvironmentEngine();
 
@@ -151,7 +153,8 @@ describe('local environment engine', () => {
     'travertine stone',
     'zellige tile floor',
   ])('is not flat: %s', async (prompt) => {
-    const r = await engine.generate(req({ prompt, width: 384, height: 384 }));
+    // At eye level (the low shot's long lens softens the floor near the camera).
+    const r = await engine.generate(req({ prompt, width: 384, height: 384, variationIndex: 0 }));
     const { lum } = await decode(r.png);
     expect(stdOf(lum)).toBeGreaterThan(6);
     // The floor (in focus, near the camera) carries visible texture, not just a gradient.
@@ -166,8 +169,9 @@ describe('local environment engine', () => {
   });
 
   it('has more texture than a plain paper sweep on textured surfaces', async () => {
-    const paper = await engine.generate(req({ prompt: 'seamless paper', width: 384, height: 384 }));
-    const wood = await engine.generate(req({ prompt: 'oak table', width: 384, height: 384 }));
+    // The same shot for both (its props stand left of the product, outside the measured floor).
+    const paper = await engine.generate(req({ prompt: 'seamless paper', width: 384, height: 384, variationIndex: 0 }));
+    const wood = await engine.generate(req({ prompt: 'oak table', width: 384, height: 384, variationIndex: 0 }));
     const e = (png: Buffer) => textureEnergy(png, 260, 384);
     if (process.env.ENV_DEBUG) console.log({ paper: await e(paper.png), wood: await e(wood.png) });
     expect(await e(wood.png)).toBeGreaterThan((await e(paper.png)) * 1.6);
@@ -287,5 +291,101 @@ describe('local environment engine', () => {
       return meanOf((await decode(r.png)).lum, 0, 0, 256, 256);
     };
     expect(await mean('concrete, bright and airy')).toBeGreaterThan((await mean('concrete, dark and moody')) + 25);
+  });
+
+  it("shoots a forge's four variations as four shots: camera height, light side and height, turn, props", async () => {
+    const prompt = 'walnut table against a white plaster wall';
+    const shots = await Promise.all(
+      [0, 1, 2, 3].map((variationIndex) => engine.generate(req({ prompt, width: 256, height: 256, variationIndex }))),
+    );
+    // High (1), eye level (0), a little low (2), near the floor (3): the floor line moves down.
+    const h = shots.map((r) => r.horizon);
+    expect(h[1]!).toBeLessThan(h[0]!);
+    expect(h[0]!).toBeLessThan(h[2]!);
+    expect(h[2]!).toBeLessThan(h[3]!);
+    expect(shots[1]!.camera!).toBeGreaterThan(shots[0]!.camera!);
+    expect(shots[0]!.camera!).toBeGreaterThan(shots[3]!.camera!);
+    // The key from the right, left, left, right, as the light hint says too.
+    expect(shots.map((r) => (r.lightAngle < 90 ? 'right' : 'left'))).toEqual(['right', 'left', 'left', 'right']);
+    for (const r of shots) {
+      const k = r.light!.key;
+      expect(Math.hypot(k.x, k.y, k.z)).toBeCloseTo(1, 2);
+      expect(Math.sign(k.x)).toBe(r.lightAngle < 90 ? 1 : -1);
+      expect(k.y).toBeGreaterThan(0);
+    }
+    // A harder key in the high shot than in the low one.
+    expect(shots[1]!.light!.hardness).toBeGreaterThan(shots[3]!.light!.hardness);
+    // Different pictures, each the same again for the same variation and seed.
+    const again = await engine.generate(req({ prompt, width: 256, height: 256, variationIndex: 2 }));
+    expect(again.png.equals(shots[2]!.png)).toBe(true);
+    const decoded = await Promise.all(shots.map((r) => decode(r.png)));
+    for (let i = 0; i < 4; i++) {
+      for (let j = i + 1; j < 4; j++) {
+        let d = 0;
+        for (let k = 0; k < decoded[i]!.lum.data.length; k++)
+          d += Math.abs(decoded[i]!.lum.data[k]! - decoded[j]!.lum.data[k]!);
+        expect(d / decoded[i]!.lum.data.length, `shots ${i} and ${j}`).toBeGreaterThan(6);
+      }
+    }
+  });
+
+  it('turns the camera in a turned shot: the wall meets the floor on a slant', async () => {
+    const seam = async (variationIndex: number) => {
+      const r = await engine.generate(
+        req({ prompt: 'dark walnut floor, white plaster wall', width: 384, height: 384, variationIndex }),
+      );
+      const { lum } = await decode(r.png);
+      // Per band of columns, the row where the brightness falls most steeply going down.
+      const rowOf = (x0: number, x1: number) => {
+        let best = 0;
+        let at = 0;
+        for (let y = 60; y < 330; y++) {
+          const d = meanOf(lum, x0, y - 4, x1, y) - meanOf(lum, x0, y, x1, y + 4);
+          if (d > best) {
+            best = d;
+            at = y;
+          }
+        }
+        return at;
+      };
+      // Two bands of bare wall and floor (the shots' props stand further out).
+      return rowOf(90, 120) - rowOf(170, 200);
+    };
+    expect(Math.abs(await seam(0))).toBeLessThanOrEqual(2);
+    expect(Math.abs(await seam(1))).toBeGreaterThan(6);
+  });
+
+  it("dresses the set in the open side of the frame, in the brand's accent when the prompt chose the colours", async () => {
+    const prompt = 'warm plaster wall, oak table, soft light';
+    // Shot 1 puts the product on the left third: its steps stand on the right.
+    const r = await engine.generate(req({ prompt, width: 256, height: 256, palette: ['#c8102e'], variationIndex: 1 }));
+    const { rgb } = await decode(r.png);
+    let left = 0;
+    let right = 0;
+    for (let i = 0; i < 256 * 256; i++) {
+      const [cr, cg, cb] = [rgb[i * 3]!, rgb[i * 3 + 1]!, rgb[i * 3 + 2]!];
+      // The brand's red as lit (not the oak's orange).
+      if (cr > 120 && cg < 70 && cb < 90) {
+        if (i % 256 < 128) left++;
+        else right++;
+      }
+    }
+    expect(right / (256 * 256)).toBeGreaterThan(0.02);
+    expect(left).toBeLessThan(right / 10);
+  });
+
+  it('lets the prompt keep its light: a named side in every shot, a named height mostly', () => {
+    const left = readEnvironmentPrompt('plaster wall, oak table, light from the left');
+    for (let v = 0; v < 4; v++) expect(shotLighting(left, shotFor(v)).angle).toBeGreaterThan(90);
+    const sunset = readEnvironmentPrompt('oak table, plaster wall, golden hour');
+    for (let v = 0; v < 4; v++) {
+      const { angle } = shotLighting(sunset, shotFor(v));
+      expect(Math.min(angle, 180 - angle)).toBeLessThan(25); // still a low sun
+    }
+    const open = readEnvironmentPrompt('oak table, plaster wall');
+    expect(shotLighting(open, shotFor(1)).angle).toBe(150); // the shot's 30° from the left
+    // A named view moves less than an open one.
+    const low = readEnvironmentPrompt('oak table, plaster wall, low angle');
+    expect(shotHorizon(low, shotFor(1)) - low.horizon).toBeGreaterThan(shotHorizon(open, shotFor(1)) - open.horizon);
   });
 });

@@ -5,6 +5,20 @@
  * when its maker did not say.
  */
 import { boxBlur, clamp01, hashSeed, luma, parseHex, prng, toLab } from './raster.ts';
+import {
+  defocus,
+  lumaLinear,
+  noiseField,
+  paintProp,
+  planProp,
+  rowBlur,
+  type SetCamera,
+  setCamera,
+  surfaceRow,
+  sweepLight,
+  toLinear,
+  toSrgb,
+} from './set-dressing.ts';
 
 export interface StudioBackdropSpec {
   width: number;
@@ -121,9 +135,7 @@ export function studioBackdrop(spec: StudioBackdropSpec): Uint8Array {
     colVig[x] = cx * cx;
   }
   // Grain from a seeded tile (triangular noise, ±3 levels), read with a per-row offset.
-  const TILE = 4096;
-  const tile = new Float32Array(TILE);
-  for (let i = 0; i < TILE; i++) tile[i] = (rand() + rand() - 1) * 3;
+  const tile = grainTile(rand, 3);
   for (let y = 0; y < H; y++) {
     const v = y / H;
     const mix = rowMix[y]!;
@@ -137,14 +149,14 @@ export function studioBackdrop(spec: StudioBackdropSpec): Uint8Array {
     const rowGlow = 0.06 * (1 - mix) * Math.exp(-(dyWall * dyWall) / 0.2);
     const cy = (v - 0.5) * 2;
     const cy2 = cy * cy;
-    let t = Math.floor(rand() * TILE);
+    let t = Math.floor(rand() * GRAIN_TILE);
     const step = 1 + (y % 7);
     for (let x = 0; x < W; x++) {
       const r2 = Math.min(1, (colVig[x]! + cy2) / 2);
       const vig = 1 - 0.1 * r2 * Math.sqrt(r2);
       const k = gain * colLateral[x]! * vig * (1 + rowPool * colPool[x]! + rowGlow * colGlow[x]!);
       t += step;
-      if (t >= TILE) t -= TILE;
+      if (t >= GRAIN_TILE) t -= GRAIN_TILE;
       const grain = tile[t]!;
       const i = (y * W + x) * 3;
       out[i] = clampByteFast(r0 * k + grain);
@@ -153,6 +165,15 @@ export function studioBackdrop(spec: StudioBackdropSpec): Uint8Array {
     }
   }
   return out;
+}
+
+const GRAIN_TILE = 4096;
+
+/** A tile of triangular noise (±`amplitude` levels), read with a per-row offset and stride. */
+function grainTile(rand: () => number, amplitude: number): Float32Array {
+  const tile = new Float32Array(GRAIN_TILE);
+  for (let i = 0; i < GRAIN_TILE; i++) tile[i] = (rand() + rand() - 1) * amplitude;
+  return tile;
 }
 
 const clampByteFast = (n: number) => (n <= 0 ? 0 : n >= 255 ? 255 : (n + 0.5) | 0);
@@ -251,6 +272,8 @@ export function estimateHints(
 // ---------------------------------------------------------------------------------------------
 // Refinement levers on the backdrop (SceneSteering): each works in place on RGB bytes, before the
 // products are composited, so the products' ambient light, light wrap and grain follow the set.
+// Each is what a set designer or a camera would do (set-dressing.ts): a shallower depth of field,
+// a background light or less light on the set, painted paper, a painted wall, a prop, a gel.
 
 /** What the backdrop levers need to know of the products. */
 export interface SteerFocus {
@@ -277,12 +300,29 @@ function planes(rgb: Uint8Array, n: number): [Float32Array, Float32Array, Float3
   return out;
 }
 
+/** The set's camera for the products in `focus`: in focus where they stand. */
+const cameraFor = (W: number, H: number, focus: SteerFocus) =>
+  setCamera(W, H, focus.horizon, focus.box.top + focus.box.height);
+
 /**
- * Calms the backdrop (`simplifyBackdrop`, 0..1), in place: its detail blurred as by a shallower
- * depth of field focused on the products' floor line (radius up to 1.2% of the long side; the
- * floor where they stand stays sharper), its mid-scale texture flattened toward a coarse blur (up
- * to 45%), its colour desaturated (up to 40%), then the backdrop's own grain put back so it still
- * reads as a photograph.
+ * Blur radius per row (px) of a depth of field focused on the products' floor row, reaching
+ * `wallRadius` on the wall (one plane, one radius) and growing with distance from the plane of
+ * focus on the floor (up to 1.5× the wall's toward the camera).
+ */
+export function depthBlurRadii(W: number, H: number, wallRadius: number, focus?: SteerFocus): Float32Array {
+  const radius = new Float32Array(H).fill(wallRadius);
+  if (!focus) return radius;
+  const cam = cameraFor(W, H, focus);
+  const wall = Math.max(1e-3, defocus(cam, 0));
+  for (let y = 0; y < H; y++) radius[y] = wallRadius * Math.min(1.5, defocus(cam, y) / wall);
+  return radius;
+}
+
+/**
+ * Calms the backdrop (`simplifyBackdrop`, 0..1), in place, as a wider aperture would: a depth of
+ * field focused on the products' floor row (depthBlurRadii; the wall blurred up to 1.4% of the
+ * long side), its mid-scale texture flattened (up to 45%) and its colour muted (up to 40%) as much
+ * as it is out of focus, then the backdrop's own grain put back where the blur took it.
  */
 export function simplifyBackdrop(
   rgb: Uint8Array,
@@ -297,27 +337,25 @@ export function simplifyBackdrop(
   const n = W * H;
   const grain = Math.max(0.6, Math.min(4, backdropStats(rgb, W, H).grain));
   const long = Math.max(W, H);
-  const fineR = Math.max(1, Math.round(s * 0.012 * long));
+  const wallRadius = Math.max(1, s * 0.014 * long);
+  const radius = depthBlurRadii(W, H, wallRadius, focus);
   const coarseR = Math.max(2, Math.round(0.05 * long));
   const fine = planes(rgb, n);
   const coarse = fine.map((p) => boxBlur(Float32Array.from(p), W, H, coarseR, 2));
-  for (const p of fine) boxBlur(p, W, H, fineR, 3);
-  const flatten = 0.45 * s;
-  const desat = 0.4 * s;
+  for (const p of fine) rowBlur(p, W, H, radius);
   const rand = prng(hashSeed(seed, 0x51e7, W, H));
-  // Depth of field: in focus along the products' floor line, fully soft 15% of the height away.
-  const focusY = focus ? focus.box.top + focus.box.height : -1;
   for (let y = 0, i = 0, j = 0; y < H; y++) {
-    const dof = focus ? 0.3 + 0.7 * smooth01(Math.abs(y - focusY) / (0.15 * H)) : 1;
+    // How far out of focus the row is (0 sharp … 1 as soft as the wall, or more).
+    const blur = Math.min(1, radius[y]! / wallRadius);
+    const flatten = 0.45 * s * blur;
+    const desat = 0.4 * s * blur;
+    const noiseAmp = 2 * grain * Math.min(1, radius[y]! / 1.5);
     for (let x = 0; x < W; x++, i++, j += 3) {
-      const o0 = rgb[j]!;
-      const o1 = rgb[j + 1]!;
-      const o2 = rgb[j + 2]!;
-      const r = o0 + (fine[0][i]! + (coarse[0]![i]! - fine[0][i]!) * flatten - o0) * dof;
-      const g = o1 + (fine[1][i]! + (coarse[1]![i]! - fine[1][i]!) * flatten - o1) * dof;
-      const b = o2 + (fine[2][i]! + (coarse[2]![i]! - fine[2][i]!) * flatten - o2) * dof;
+      const r = fine[0][i]! + (coarse[0]![i]! - fine[0][i]!) * flatten;
+      const g = fine[1][i]! + (coarse[1]![i]! - fine[1][i]!) * flatten;
+      const b = fine[2][i]! + (coarse[2]![i]! - fine[2][i]!) * flatten;
       const l = luma(r, g, b);
-      const noise = (rand() + rand() + rand() - 1.5) * 2 * grain * dof;
+      const noise = (rand() + rand() + rand() - 1.5) * noiseAmp;
       rgb[j] = clampByteFast(r + (l - r) * desat + noise);
       rgb[j + 1] = clampByteFast(g + (l - g) * desat + noise);
       rgb[j + 2] = clampByteFast(b + (l - b) * desat + noise);
@@ -347,12 +385,16 @@ export function surroundLuma(rgb: Uint8Array, W: number, H: number, box: SteerFo
   return count ? sum / count : 128;
 }
 
+/** A film-like shoulder on linear light: values above 0.75 roll off toward 1 instead of clipping. */
+const shoulder = (v: number) => (v < 0.75 ? v : 0.75 + 0.25 * (1 - Math.exp(-(v - 0.75) / 0.25)));
+
 /**
- * Separates the products from the backdrop (`contrast`, 0..1), in place. Behind a darker product:
- * a broad, soft pool of light centred on the products and much larger than them (a background
- * light, not a halo). Behind a lighter one: the whole set taken deeper and calmer (less light on
- * it, its colour muted toward a warm grey as it darkens), a touch more toward the edges. Both with
- * a gentle vignette toward the corners. Returns the direction taken (+1 lighter, −1 deeper).
+ * Separates the products from the backdrop (`contrast`, 0..1), in place, with light. Behind a
+ * darker product: a background light, a broad soft pool on the wall centred behind the products
+ * and much larger than them (the floor takes less of it), light added in linear light so the set
+ * keeps its colour and rolls off instead of clipping. Behind a lighter one: less light on the set
+ * (flagged off), the wall more than the floor, falling off away from the products, its colour a
+ * little muted. Both with a gentle vignette. Returns the direction taken (+1 lighter, −1 deeper).
  */
 export function separateBackdrop(rgb: Uint8Array, W: number, H: number, amount: number, focus: SteerFocus): 1 | -1 {
   const c = clamp01(amount);
@@ -361,16 +403,18 @@ export function separateBackdrop(rgb: Uint8Array, W: number, H: number, amount: 
   // Push the surround away from the product; when they are close, toward the side with room.
   const dir: 1 | -1 = Math.abs(around - p) >= 24 ? (around > p ? 1 : -1) : p < 128 ? 1 : -1;
   if (c <= 0) return dir;
+  const hy = focus.horizon * H;
   const cx = focus.box.left + focus.box.width / 2;
-  const cy = focus.box.top + focus.box.height / 2;
+  // A background light is aimed at the wall behind the products, not at the floor line: the pool
+  // centred well up the wall (a darkening is centred on the products).
+  const cy =
+    dir > 0 ? Math.min(focus.box.top + focus.box.height / 2, hy - 0.2 * H) : focus.box.top + focus.box.height / 2;
   const rx = Math.max(focus.box.width * 1.1, 0.42 * W);
   const ry = Math.max(focus.box.height * 1.0, 0.36 * H);
-  const hy = focus.horizon * H;
-  // How far the surround can go: toward near-white (not clipped) or toward a deep tone.
-  const lift = 0.5 * c;
-  const deepen = 0.28 * c;
-  const mute = 0.45 * c;
-  const vignette = 0.16 * c;
+  const boost = 2.2 * c;
+  const deepen = 0.55 * c;
+  const mute = 0.2 * c;
+  const vignette = 0.3 * c;
   const colW = new Float32Array(W);
   const colV = new Float32Array(W);
   for (let x = 0; x < W; x++) {
@@ -384,24 +428,22 @@ export function separateBackdrop(rgb: Uint8Array, W: number, H: number, amount: 
     const dy2 = dy * dy;
     const v = (y / H - 0.5) * 2;
     const v2 = v * v;
-    // A background light lights the wall; the floor takes less of it.
-    const onWall = 0.45 + 0.55 * (1 - smooth01((y - hy + 0.03 * H) / (0.08 * H)));
+    // 1 on the wall … 0 on the floor, across the cove.
+    const wall = 1 - smooth01((y - hy + 0.03 * H) / (0.08 * H));
     for (let x = 0; x < W; x++) {
-      const w = Math.exp(-(colW[x]! + dy2)) * (dir > 0 ? onWall : 1);
+      const w = Math.exp(-(colW[x]! + dy2));
       const r2 = Math.min(1, (colV[x]! + v2) / 2);
       const vig = 1 - vignette * r2 * (0.4 + 0.6 * (1 - w));
       const i = (y * W + x) * 3;
       if (dir > 0) {
-        for (let k = 0; k < 3; k++) {
-          const val = rgb[i + k]!;
-          rgb[i + k] = clampByteFast((val + (244 - val) * lift * w) * vig);
-        }
+        const gain = (1 + boost * w * (0.35 + 0.65 * wall)) * vig;
+        for (let k = 0; k < 3; k++) rgb[i + k] = clampByteFast(toSrgb(shoulder(toLinear(rgb[i + k]!) * gain)));
       } else {
+        const gain = (1 - deepen * (0.55 + 0.45 * wall) * (0.7 + 0.3 * (1 - w))) * vig;
         const l = luma(rgb[i]!, rgb[i + 1]!, rgb[i + 2]!);
-        const k0 = (1 - deepen * (0.85 + 0.15 * (1 - w))) * vig;
         for (let k = 0; k < 3; k++) {
-          const val = rgb[i + k]!;
-          rgb[i + k] = clampByteFast((val + (l - val) * mute) * k0);
+          const val = rgb[i + k]! + (l - rgb[i + k]!) * mute;
+          rgb[i + k] = clampByteFast(toSrgb(toLinear(val) * gain));
         }
       }
     }
@@ -424,115 +466,243 @@ export interface AccentSpec {
   /** Accent colours (RGB), strongest first; neutrals already left out. */
   colors: [number, number, number][];
   /**
-   * Where the first colour goes: `floor`, the surface the products stand on (a studio set of the
-   * engine's own); `wall`, a wash of it over the wall behind them (a backdrop photo: its floor
-   * stays what it is, its wall keeps its texture and light).
+   * What the set is. `sweep`: the engine's own studio sweep, which becomes seamless paper in the
+   * first colour (wall, cove and floor) with a prop beside the products. `wall`: a backdrop photo,
+   * whose wall is painted in it (its light, texture and blur kept; what stands in front of it
+   * left alone) and bounces a little of it onto the floor.
    */
-  surface: 'floor' | 'wall';
+  surface: 'sweep' | 'wall';
   /** Floor line, fraction of the height. */
   horizon: number;
   /** Degrees: 0 = from the right, 90 = from above, 180 = from the left. */
   lightAngle: number;
   focus: SteerFocus;
-  /** The products' alpha-weighted mean colour (to keep the block from swallowing them). */
+  /** The products' alpha-weighted mean colour (to keep the colour from swallowing them). */
   productColor: [number, number, number];
+  seed: number;
 }
 
 /**
- * Brings brand colours into the set (`accentColors`), in place. The first becomes a colour block
- * (see `AccentSpec.surface`) that keeps the set's light: its shading follows the brightness of
- * what it covers (the pool of light, the falloff, the grain), compressed so it stays that colour.
- * A second colour, when there is one, is a soft gel of coloured light on the wall on the light's
- * side. When the first colour is too close to the product's own, the block takes a deeper (under
- * a dark product, lighter) shade of it so the product still stands out.
+ * The paint colour for a brand colour behind a product: the colour itself, or, when it is close to
+ * the product's own (ΔE < 30), a deeper shade of it (a lighter one under a dark product), so the
+ * product still stands out.
+ */
+export function paintColour(colour: readonly number[], productColor: readonly number[]): number[] {
+  const pl = labOf(productColor);
+  const al = labOf(colour);
+  const dE = Math.hypot(pl[0] - al[0], pl[1] - al[1], pl[2] - al[2]);
+  if (dE >= 30) return [...colour];
+  const t = Math.min(0.5, (30 - dE) / 35);
+  const target = pl[0] >= 35 ? 0 : 255;
+  return colour.map((v) => v + (target - v) * t);
+}
+
+/** Median brightness (luma, in linear light) of rows [y0, y1) of an RGB image (sampled). */
+function medianLight(rgb: Uint8Array, W: number, y0: number, y1: number): number {
+  const samples: number[] = [];
+  const step = Math.max(1, Math.floor(Math.sqrt((W * Math.max(1, y1 - y0)) / 20_000)));
+  for (let y = Math.max(0, y0); y < y1; y += step) {
+    for (let x = 0; x < W; x += step) {
+      const i = (y * W + x) * 3;
+      samples.push(toLinear(luma(rgb[i]!, rgb[i + 1]!, rgb[i + 2]!)));
+    }
+  }
+  samples.sort((a, b) => a - b);
+  return Math.max(1e-3, samples[samples.length >> 1] ?? 0.5);
+}
+
+/**
+ * Brings brand colours into the set (`accentColors`), in place, as a set designer would (see
+ * `AccentSpec.surface`). The studio sweep: seamless paper in the first colour, lit by the set's
+ * light (sweepLight, times the light already on the set, so a background light stays), with the
+ * paper's tooth and a faint mottle that foreshortens on the floor; a prop (planProp) beside the
+ * products in the second colour (a tone of the first without one); a gel of the second colour when
+ * the prop has no room. A backdrop photo: the wall painted (paintWall) and a gel of the second
+ * colour on the wall on the light's side.
  */
 export function paintAccents(rgb: Uint8Array, W: number, H: number, spec: AccentSpec): void {
   const [first, second] = spec.colors;
   if (!first) return;
-  const hy = clamp01(spec.horizon) * H;
-  const side = Math.cos((spec.lightAngle * Math.PI) / 180); // +1 light from the right
+  const colour = paintColour(first, spec.productColor).map(toLinear);
+  const cam = cameraFor(W, H, spec.focus);
+  const focusX = spec.focus.box.left + spec.focus.box.width / 2;
+  if (spec.surface === 'wall') {
+    paintWall(rgb, W, H, colour, cam, spec.lightAngle, focusX);
+    if (second) gelWash(rgb, W, H, second.map(toLinear), cam, spec.lightAngle);
+    return;
+  }
+  paintSweep(rgb, W, H, colour, cam, spec.lightAngle, focusX, spec.seed);
+  const prop = planProp(cam, { avoid: spec.focus.box, lightAngle: spec.lightAngle, seed: spec.seed });
+  if (prop) {
+    // A second colour, else a deeper tone of the paper's: tone on tone.
+    const propColour = second ? paintColour(second, spec.productColor).map(toLinear) : colour.map((v) => v * 0.78);
+    const footX = (prop.bounds.left + prop.bounds.right) / 2;
+    const exposure = sweepLight(cam, spec.lightAngle, focusX)(footX, prop.bounds.bottom);
+    paintProp(rgb, W, H, prop, propColour, exposure, spec.seed);
+  } else if (second) {
+    gelWash(rgb, W, H, second.map(toLinear), cam, spec.lightAngle);
+  }
+}
 
-  // The gel first (it lights the wall; a block stands in front of it).
-  if (second) {
-    const gx = side >= 0 ? 0.88 * W : 0.12 * W;
-    const gy = Math.min(hy, H) * 0.35;
-    const rad = 0.42 * Math.max(W, H);
-    for (let y = 0; y < Math.min(H, Math.ceil(hy + 0.05 * H)); y++) {
-      const fade = 1 - smooth01((y - (hy - 0.04 * H)) / (0.09 * H));
-      for (let x = 0; x < W; x++) {
-        const d2 = ((x - gx) ** 2 + (y - gy) ** 2) / (rad * rad);
-        const a = 0.3 * Math.exp(-d2 * 2.2) * fade;
-        if (a < 0.003) continue;
-        const i = (y * W + x) * 3;
-        for (let k = 0; k < 3; k++) {
-          // Coloured light: multiply toward the gel's colour, keeping the wall's brightness.
-          const v = rgb[i + k]!;
-          rgb[i + k] = clampByteFast(v + (second[k]! * (v / 200) - v) * a);
-        }
-      }
+/** Seamless paper in a colour (linear RGB) over the whole studio sweep, in place (paintAccents). */
+function paintSweep(
+  rgb: Uint8Array,
+  W: number,
+  H: number,
+  colour: number[],
+  cam: SetCamera,
+  lightAngle: number,
+  focusX: number,
+  seed: number,
+): void {
+  const ref = medianLight(rgb, W, 0, H);
+  const mottle = noiseField(hashSeed(seed, 0x9a9e));
+  const rand = prng(hashSeed(seed, 0x70074, W, H));
+  const sweep = sweepLight(cam, lightAngle, focusX);
+  const tile = grainTile(rand, 2.5);
+  // The paper's mottle is smooth: worked out every 4 px along a row, linear between.
+  const paper = new Float32Array((W >> 2) + 2);
+  for (let y = 0, i = 0; y < H; y++) {
+    const { scale, v } = surfaceRow(cam, y);
+    for (let k = 0; k < paper.length; k++) {
+      const u = (k * 4 - W / 2) * scale;
+      paper[k] = 1 + 0.035 * mottle(u * 5, v * 5) + 0.015 * mottle(u * 23 + 91, v * 23);
+    }
+    let t = Math.floor(rand() * GRAIN_TILE);
+    const step = 1 + (y % 5);
+    for (let x = 0; x < W; x++, i += 3) {
+      // The light already on the set (a background light, the grain), compressed: the paper's own
+      // light (sweepLight) leads.
+      const set = toLinear(luma(rgb[i]!, rgb[i + 1]!, rgb[i + 2]!)) / ref;
+      const k = x >> 2;
+      const mottled = paper[k]! + (paper[k + 1]! - paper[k]!) * ((x & 3) / 4);
+      const light = sweep(x, y) * Math.min(1.6, Math.max(0.6, set)) ** 0.7 * mottled;
+      t += step;
+      if (t >= GRAIN_TILE) t -= GRAIN_TILE;
+      const grain = tile[t]!;
+      rgb[i] = clampByteFast(toSrgb(colour[0]! * light) + grain);
+      rgb[i + 1] = clampByteFast(toSrgb(colour[1]! * light) + grain);
+      rgb[i + 2] = clampByteFast(toSrgb(colour[2]! * light) + grain);
     }
   }
+}
 
-  // The block's colour, kept apart from the product's.
-  let colour: number[] = [...first];
-  const pl = labOf(spec.productColor);
-  const al = labOf(first);
-  const dE = Math.hypot(pl[0] - al[0], pl[1] - al[1], pl[2] - al[2]);
-  if (dE < 30) {
-    // A deeper shade of it under most products (a richer tone), a lighter one under dark ones.
-    const t = Math.min(0.5, (30 - dE) / 35);
-    const target = pl[0] >= 35 ? 0 : 255;
-    colour = colour.map((v) => v + (target - v) * t);
-  }
-  // Floor: the surface the products stand on, from just in front of the wall's foot (its back
-  // edge, with a little ambient occlusion on the wall above it). Wall: the wall washed in the
-  // colour (its texture and light kept), fading out just above the floor line, so an uncertain
-  // floor line in a photo never shows as a hard edge.
-  const floor = spec.surface === 'floor';
-  const edge = Math.min(H - 1, floor ? hy + 0.012 * H : hy - 0.012 * H);
-  const cover = floor
-    ? (y: number) => clamp01(0.5 + (y - edge) / 1.6)
-    : (y: number) => 0.8 * (1 - smooth01((y - (edge - 0.035 * H)) / (0.035 * H)));
-  // Reference brightness of the covered part (its median, sampled).
-  const samples: number[] = [];
-  const step = Math.max(1, Math.floor(Math.sqrt((W * H) / 20_000)));
-  for (let y = 0; y < H; y += step) {
-    if (cover(y) < 0.8) continue;
-    for (let x = 0; x < W; x += step) {
-      const i = (y * W + x) * 3;
-      samples.push(luma(rgb[i]!, rgb[i + 1]!, rgb[i + 2]!));
-    }
-  }
-  if (samples.length === 0) return;
-  samples.sort((a, b) => a - b);
-  const ref = Math.max(1, samples[samples.length >> 1]!);
-  const occlusion = Math.max(2, 0.012 * H);
-  // A coloured surface shows its light more than a pale one: a pool of light around the products,
-  // falling off toward the camera and the sides, and a faint sheen along the back edge.
-  const box = spec.focus.box;
-  const fx = box.left + box.width / 2;
-  const fy = box.top + box.height;
-  const colFall = new Float32Array(W);
-  for (let x = 0; x < W; x++) colFall[x] = ((x - fx) / W) ** 2;
-  for (let y = 0; y < H; y++) {
-    const a = cover(y);
-    // Ambient occlusion on the wall just above a floor's back edge.
-    const ao = floor && y < edge ? 0.1 * Math.exp(-((edge - y) / occlusion)) : 0;
-    if (a <= 0 && ao < 0.004) continue;
-    const depth = floor ? clamp01((y - edge) / Math.max(1, H - edge)) : 0;
-    const dy = floor ? (y - fy) / (0.45 * H) : 0;
-    const sheen = floor ? 0.06 * Math.exp(-(((y - edge) / Math.max(1.5, 0.004 * H)) ** 2)) : 0;
+/**
+ * Paints a photo's wall in a colour (linear RGB), in place (paintAccents): the paint takes the
+ * wall's own light (its falloff, texture and blur, as a ratio to the wall's median, a little
+ * stronger: a saturated paint shows its light more) and the set's (sweepLight: deeper toward the
+ * top, brighter on the key's side), down to the floor line with a short soft edge; what stands in
+ * front of the wall (a colour far from the wall's own) is left as it is. Below the floor line the
+ * painted wall bounces a little of its colour onto the floor, fading within a few per cent of the
+ * height.
+ */
+function paintWall(
+  rgb: Uint8Array,
+  W: number,
+  H: number,
+  colour: number[],
+  cam: SetCamera,
+  lightAngle: number,
+  focusX: number,
+): void {
+  const hy = cam.horizonY;
+  const band = Math.max(1.5, 0.008 * H);
+  const rows = Math.min(H, Math.ceil(hy + band));
+  if (rows <= 0) return;
+  const ref = medianLight(rgb, W, 0, Math.floor(hy - band));
+  // The wall's own colour (its median a*, b*) tells the wall from what stands before it.
+  const lab = toLab(rgb.subarray(0, rows * W * 3), rows * W, 3);
+  const [wallA, wallB] = medianChroma(lab, W, 0, Math.floor(hy - band));
+  const sweep = sweepLight(cam, lightAngle, focusX);
+  for (let y = 0; y < rows; y++) {
+    const cover = 1 - smooth01((y - (hy - band)) / (2 * band));
+    if (cover <= 0) continue;
     for (let x = 0; x < W; x++) {
-      const i = (y * W + x) * 3;
-      const l = luma(rgb[i]!, rgb[i + 1]!, rgb[i + 2]!);
-      let gain = floor ? Math.min(1.1, Math.max(0.8, (l / ref) ** 0.85)) : Math.min(1.1, Math.max(0.6, l / ref));
-      if (floor) {
-        const pool = Math.exp(-(colFall[x]! * 5 + dy * dy));
-        gain *= (0.9 + 0.12 * pool - 0.06 * depth * depth) * (1 + sheen);
-      }
+      const p = y * W + x;
+      const i = p * 3;
+      const off = Math.hypot(lab[p * 3 + 1]! - wallA, lab[p * 3 + 2]! - wallB);
+      const a = cover * (1 - smooth01((off - 12) / 16));
+      if (a <= 0) continue;
+      const own = toLinear(luma(rgb[i]!, rgb[i + 1]!, rgb[i + 2]!)) / ref;
+      const light = Math.min(1.5, Math.max(0.5, own)) ** 1.15 * sweep(x, y) ** 0.7;
       for (let k = 0; k < 3; k++) {
-        const under = rgb[i + k]! * (1 - ao);
-        rgb[i + k] = clampByteFast(under * (1 - a) + colour[k]! * gain * a);
+        const v = toSrgb(colour[k]! * light);
+        rgb[i + k] = clampByteFast(rgb[i + k]! + (v - rgb[i + k]!) * a);
+      }
+    }
+  }
+  // The bounce: the floor nearest the wall tinted toward the paint's hue (brightness kept); what
+  // stands on the floor (a colour far from the floor's own) is left alone.
+  const tint = chromaOf(colour);
+  const reach = 0.05 * H;
+  const y0 = Math.max(0, Math.floor(hy));
+  const y1 = Math.min(H, Math.ceil(hy + 4 * reach));
+  if (y1 <= y0) return;
+  const floorLab = toLab(rgb.subarray(y0 * W * 3, y1 * W * 3), (y1 - y0) * W, 3);
+  const [floorA, floorB] = medianChroma(floorLab, W, 0, y1 - y0);
+  for (let y = y0; y < y1; y++) {
+    const b = 0.15 * Math.exp(-(y - hy) / reach);
+    for (let x = 0; x < W; x++) {
+      const p = (y - y0) * W + x;
+      const off = Math.hypot(floorLab[p * 3 + 1]! - floorA, floorLab[p * 3 + 2]! - floorB);
+      const a = b * (1 - smooth01((off - 12) / 16));
+      if (a <= 0) continue;
+      const i = (y * W + x) * 3;
+      for (let k = 0; k < 3; k++) rgb[i + k] = clampByteFast(toSrgb(toLinear(rgb[i + k]!) * (1 + a * (tint[k]! - 1))));
+    }
+  }
+}
+
+/** Median a*, b* of rows [y0, y1) of a Lab image `W` wide (sampled). */
+function medianChroma(lab: Float32Array, W: number, y0: number, y1: number): [number, number] {
+  const as: number[] = [];
+  const bs: number[] = [];
+  const step = Math.max(1, Math.floor(Math.sqrt((W * Math.max(1, y1 - y0)) / 20_000)));
+  for (let y = y0; y < y1; y += step) {
+    for (let x = 0; x < W; x += step) {
+      as.push(lab[(y * W + x) * 3 + 1]!);
+      bs.push(lab[(y * W + x) * 3 + 2]!);
+    }
+  }
+  as.sort((p, q) => p - q);
+  bs.sort((p, q) => p - q);
+  return [as[as.length >> 1] ?? 0, bs[bs.length >> 1] ?? 0];
+}
+
+/** A linear colour's hue at unit luminance (each channel bounded to 0..3). */
+function chromaOf(c: readonly number[]): number[] {
+  const l = Math.max(1e-3, lumaLinear(c[0]!, c[1]!, c[2]!));
+  return c.map((v) => Math.min(3, v / l));
+}
+
+/**
+ * A gel: a soft pool of coloured light (linear RGB) thrown on the wall from the key's side, in
+ * place: elongated along the light's direction, falling off smoothly, light added in the gel's hue
+ * (the wall's own texture and shading kept), fading out across the floor line.
+ */
+function gelWash(rgb: Uint8Array, W: number, H: number, gel: number[], cam: SetCamera, lightAngle: number): void {
+  const tint = chromaOf(gel);
+  const a = (lightAngle * Math.PI) / 180;
+  const dx = Math.cos(a);
+  const dy = -Math.sin(a); // screen y grows downward
+  const hy = cam.horizonY;
+  const gx = W / 2 + dx * 0.38 * W;
+  const gy = Math.max(0.15 * hy, hy * 0.4 + dy * 0.2 * hy);
+  const along = 0.5 * Math.max(W, H);
+  const across = 0.26 * Math.max(W, H);
+  const rows = Math.min(H, Math.ceil(hy + 0.06 * H));
+  for (let y = 0; y < rows; y++) {
+    const fade = 1 - smooth01((y - (hy - 0.03 * H)) / (0.08 * H));
+    for (let x = 0; x < W; x++) {
+      const px = x - gx;
+      const py = y - gy;
+      const s = (px * dx + py * dy) / along;
+      const t = (px * -dy + py * dx) / across;
+      const w = 0.45 * Math.exp(-(s * s + t * t) * 1.6) * fade;
+      if (w < 0.004) continue;
+      const i = (y * W + x) * 3;
+      for (let k = 0; k < 3; k++) {
+        rgb[i + k] = clampByteFast(toSrgb(shoulder(toLinear(rgb[i + k]!) * (1 + w * (tint[k]! - 0.7)))));
       }
     }
   }

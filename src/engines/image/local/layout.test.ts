@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ASPECT_RATIOS, outputSize } from '../scene-engine.ts';
-import { computeLayout, LAYOUT_NAMES, type SceneLayout, shadowFor } from './layout.ts';
+import { shotFor } from '../../environment/shot.ts';
+import { computeLayout, keyFromAngle, LAYOUT_NAMES, type SceneLayout, shadowFor } from './layout.ts';
 
 const frames = ASPECT_RATIOS.map((ar) => ({ ar, ...outputSize(ar, 1024) }));
 
@@ -114,6 +115,38 @@ describe('computeLayout', () => {
     }
   });
 
+  it("stands the products where the variation's shot leaves room, lit and shadowed as that shot", () => {
+    for (let v = 0; v < 4; v++) {
+      const shot = shotFor(v);
+      const l = computeLayout({ width: 1200, height: 900, variationIndex: v, items: [{ aspect: 0.7 }] });
+      const [cx] = centre(l.placements[0]!);
+      expect(cx! / 1200).toBeCloseTo(shot.subjectX, 1);
+      // The key from the shot's side: the shadow falls the other way.
+      expect(Math.sign(l.light.key.x)).toBe(-shot.light.side);
+      expect(Math.sign(l.shadow.lateral)).toBe(shot.light.side);
+    }
+    // A high camera sees more floor than a low one.
+    const high = computeLayout({ width: 1024, height: 1024, variationIndex: 1, items: [{ aspect: 1 }] });
+    const low = computeLayout({ width: 1024, height: 1024, variationIndex: 3, items: [{ aspect: 1 }] });
+    expect(high.horizon).toBeLessThan(low.horizon);
+    expect(high.camera).toBeGreaterThan(low.camera);
+  });
+
+  it('takes the key, its quality and the camera from a backdrop maker that knows them', () => {
+    const key = { x: 0.6, y: 0.7, z: 0.39 };
+    const l = computeLayout({
+      width: 1024,
+      height: 1024,
+      variationIndex: 0,
+      items: [{ aspect: 1 }],
+      hints: { horizon: 0.6, lightAngle: 49, light: { key, hardness: 0.9, temperature: 0.5, fill: 0.2 }, camera: 0.7 },
+    });
+    expect(l.light.key).toEqual(key);
+    expect(l.camera).toBe(0.7);
+    expect(l.shadow).toEqual(shadowFor({ key, hardness: 0.9, temperature: 0.5, fill: 0.2 }, 0.7));
+    expect(l.shadow.lateral).toBeLessThan(0);
+  });
+
   it('follows the backdrop: its floor line and light win, products stand in front of the floor line', () => {
     const l = computeLayout({
       width: 1024,
@@ -153,12 +186,41 @@ describe('computeLayout', () => {
 });
 
 describe('shadowFor', () => {
-  it('casts away from the light, longer when the light is low, flatter from a low camera', () => {
-    expect(shadowFor(180, 0.5, true).lateral).toBeGreaterThan(0); // from the left → to the right
-    expect(shadowFor(0, 0.5, true).lateral).toBeLessThan(0);
-    expect(Math.abs(shadowFor(90, 0.5, true).lateral)).toBeLessThan(0.01);
-    expect(Math.abs(shadowFor(160, 0.5, true).lateral)).toBeGreaterThan(Math.abs(shadowFor(120, 0.5, true).lateral));
-    expect(shadowFor(120, 0.1, true).depth).toBeLessThan(shadowFor(120, 0.9, true).depth);
-    expect(shadowFor(120, 0.5, false).depth).toBeLessThan(0);
+  const light = (x: number, y: number, z: number, hardness = 0.5, fill = 0.3) => {
+    const n = Math.hypot(x, y, z);
+    return { key: { x: x / n, y: y / n, z: z / n }, hardness, temperature: 0, fill };
+  };
+
+  it('casts away from the key: sideways by its side, back when it stands in front, longer when it is low', () => {
+    expect(shadowFor(light(-1, 1, 0.3), 0.4).lateral).toBeGreaterThan(0); // key on the left → to the right
+    expect(shadowFor(light(1, 1, 0.3), 0.4).lateral).toBeLessThan(0);
+    expect(Math.abs(shadowFor(light(0, 1, 0.3), 0.4).lateral)).toBeLessThan(0.01);
+    expect(Math.abs(shadowFor(light(-1, 0.5, 0.3), 0.4).lateral)).toBeGreaterThan(
+      Math.abs(shadowFor(light(-1, 1.5, 0.3), 0.4).lateral),
+    );
+    expect(shadowFor(light(-1, 1, 0.5), 0.4).depth).toBeGreaterThan(0); // key in front → behind
+    expect(shadowFor(light(-1, 1, -0.5), 0.4).depth).toBeLessThan(0); // backlit → toward the camera
+    // A low camera sees the floor flatter.
+    expect(shadowFor(light(-1, 1, 0.5), 0.15).depth).toBeLessThan(shadowFor(light(-1, 1, 0.5), 0.8).depth);
+  });
+
+  it('is crisper and hides more of a hard key, and always has a deep contact', () => {
+    const hard = shadowFor(light(-1, 1, 0.3, 0.9), 0.4);
+    const soft = shadowFor(light(-1, 1, 0.3, 0.1), 0.4);
+    expect(hard.softness).toBeLessThan(soft.softness);
+    expect(hard.opacity).toBeGreaterThan(soft.opacity);
+    expect(Math.min(hard.contact, soft.contact)).toBeGreaterThanOrEqual(0.7);
+  });
+
+  it('agrees with the port light angle through keyFromAngle', () => {
+    for (const angle of [20, 45, 70, 110, 135, 160]) {
+      const key = keyFromAngle(angle, 0.5);
+      expect(Math.hypot(key.x, key.y, key.z)).toBeCloseTo(1, 6);
+      const s = shadowFor({ key, hardness: 0.5, temperature: 0, fill: 0.3 }, 0.4);
+      // 0 = from the right: the shadow falls left; 180 = from the left: it falls right.
+      expect(Math.sign(s.lateral), `angle ${angle}`).toBe(angle < 90 ? -1 : 1);
+      expect(s.depth).toBeGreaterThan(0);
+    }
+    expect(Math.abs(keyFromAngle(90, 0.5).x)).toBeLessThan(1e-9);
   });
 });

@@ -1,11 +1,14 @@
 /**
  * Scene layouts of the local engine (pure): where the products stand, how big, where the floor
  * line and the camera are and where the light comes from, for each of a forge's four variations.
+ * Each variation is the shot of the same index (../../environment/shot.ts), the one the
+ * environment engine built the set for: the products stand where its props left room, and the
+ * backdrop's own floor line and light (its hints) win over the shot's defaults.
  *
- *   0 centre        centred group, medium size, camera at mid height, key light upper left
- *   1 thirds-left   group on the left third, smaller, high camera, low light from the left
- *   2 thirds-right  group on the right third, smaller, camera a little lower, light from the right
- *   3 low-hero      large centred hero, low camera (floor line low), high light: a short, flat shadow
+ *   0 centre        centred group, medium size, camera at mid height, key from the right
+ *   1 thirds-left   group on the left third, smaller, high camera, low hard key from the left
+ *   2 thirds-right  group on the right third, smaller, camera a little lower, high soft key, left
+ *   3 low-hero      large centred hero, low camera (floor line low), soft key almost overhead
  *
  * Products (1..5) stand as one group: the first (the hero) in front in the middle, the others
  * alternately to its right and left, each row a little smaller and further back (its base higher),
@@ -14,7 +17,8 @@
  * frame edge. A product whose own image cuts it at the bottom (a cropped torso) stands on the
  * frame's bottom edge instead, where the cut is hidden.
  */
-import type { PlacedBox } from '../scene-engine.ts';
+import { elevationOf, lightAngleOf, shotFor } from '../../environment/shot.ts';
+import type { BackdropHints, PlacedBox, SetLight } from '../scene-engine.ts';
 
 export type LayoutName = 'centre' | 'thirds-left' | 'thirds-right' | 'low-hero';
 export const LAYOUT_NAMES: readonly LayoutName[] = ['centre', 'thirds-left', 'thirds-right', 'low-hero'];
@@ -32,8 +36,8 @@ export interface LayoutInput {
   /** 0..3 (others wrap). */
   variationIndex: number;
   items: LayoutItem[];
-  /** The backdrop's floor line and light, when its maker said (they win over the preset's). */
-  hints?: { horizon: number; lightAngle: number };
+  /** The backdrop's floor line and light, when its maker said (they win over the shot's). */
+  hints?: BackdropHints;
   /** Force this layout instead of the variation's (a refinement's steering). */
   preset?: LayoutName;
   /**
@@ -60,10 +64,14 @@ export interface ShadowSpec {
    */
   lateral: number;
   depth: number;
-  /** Opacity of the cast shadow near the product (0..1). */
+  /** Share of the key the cast shadow hides near the product (0..1; a soft light wraps round). */
   opacity: number;
   /** Opacity of the tight contact shadow at the base (0..1). */
   contact: number;
+  /** Penumbra at the shadow's far end, in product heights (a soft light's grows wide). */
+  softness: number;
+  /** The product's own depth on the floor as the camera sees it, in product widths. */
+  thickness: number;
 }
 
 export interface SceneLayout {
@@ -75,7 +83,9 @@ export interface SceneLayout {
   horizon: number;
   /** Degrees: 0 = from the right, 90 = from above, 180 = from the left. */
   lightAngle: number;
-  /** 0 = at floor level … 1 = high, looking down (how much floor the camera sees). */
+  /** The key light and its quality (the backdrop maker's, else the shot's): products are lit by it. */
+  light: SetLight;
+  /** Floor depth seen per unit of width at the products (camera height over distance). */
   camera: number;
   shadow: ShadowSpec;
   /** Kept free on every side, px. */
@@ -88,8 +98,6 @@ export interface SceneLayout {
 
 interface Preset {
   name: LayoutName;
-  /** Group centre, fraction of the width. */
-  cx: number;
   /** Hero's target area, fraction of the frame. */
   area: number;
   /** Hero's largest height / width, fractions of the frame. */
@@ -101,72 +109,49 @@ interface Preset {
   groupW: number;
   /** Size of the rows behind the hero, relative to it. */
   rows: [number, number, number];
-  horizon: number;
-  lightAngle: number;
-  camera: number;
-  /** The cast shadow falls behind the product (front light) or toward the camera (back light). */
-  back: boolean;
 }
 
 const PRESETS: readonly Preset[] = [
   {
     name: 'centre',
-    cx: 0.5,
     area: 0.19,
     maxH: 0.62,
     maxW: 0.6,
     base: 0.83,
-    horizon: 0.6,
-    lightAngle: 125,
-    camera: 0.5,
     groupW: 0.9,
     rows: [1, 0.8, 0.66],
-    back: true,
   },
   {
     name: 'thirds-left',
-    cx: 1 / 3,
     area: 0.14,
     maxH: 0.52,
     maxW: 0.46,
     base: 0.78,
-    horizon: 0.5,
-    lightAngle: 150,
-    camera: 0.8,
     groupW: 0.6,
     rows: [1, 0.8, 0.66],
-    back: true,
   },
   {
     name: 'thirds-right',
-    cx: 2 / 3,
     area: 0.15,
     maxH: 0.54,
     maxW: 0.46,
     base: 0.8,
-    horizon: 0.55,
-    lightAngle: 35,
-    camera: 0.65,
     groupW: 0.6,
     rows: [1, 0.8, 0.66],
-    back: true,
   },
   {
     name: 'low-hero',
-    cx: 0.5,
     area: 0.27,
     maxH: 0.74,
     maxW: 0.7,
     base: 0.91,
-    horizon: 0.72,
-    lightAngle: 70,
-    camera: 0.15,
     groupW: 1,
     rows: [1, 0.68, 0.54],
-    back: true,
   },
 ];
 
+/** The set's own floor line, which a shot moves (when no backdrop says where it is). */
+const SET_HORIZON = 0.6;
 /** How much further back each row stands (fraction of the height). */
 const ROW_STEP = 0.035;
 /** Left-to-right arrangement of item indices: hero in the middle, then right, left, right, left. */
@@ -184,14 +169,25 @@ export function computeLayout(input: LayoutInput): SceneLayout {
   const variation = (forced >= 0 ? forced : ((Math.floor(input.variationIndex) % 4) + 4) % 4) as 0 | 1 | 2 | 3;
   const scale = input.scale === undefined || !Number.isFinite(input.scale) ? 1 : clamp(input.scale, 0.6, 1.8);
   const preset = PRESETS[variation]!;
+  const shot = shotFor(variation);
   const margin = Math.max(2, Math.round(Math.min(W, H) * 0.06));
 
-  // Floor line and light: the backdrop's when it said, else the preset's.
-  const horizon = input.hints ? clamp(input.hints.horizon, 0.2, 0.95) : preset.horizon;
-  const lightAngle = input.hints ? ((input.hints.lightAngle % 360) + 360) % 360 : preset.lightAngle;
-  // The camera follows the floor line: a high horizon is seen from above, a low one from low down.
-  const camera = input.hints ? clamp((0.8 - horizon) / 0.4, 0, 1) : preset.camera;
-  const shadow = shadowFor(lightAngle, camera, preset.back);
+  // Floor line, light and camera: the backdrop's when it said, else the shot's.
+  const hints = input.hints;
+  const horizon = hints ? clamp(hints.horizon, 0.2, 0.95) : SET_HORIZON + shot.horizonShift;
+  const lightAngle = hints
+    ? ((hints.lightAngle % 360) + 360) % 360
+    : lightAngleOf(shot.light.side, shot.light.elevation);
+  const light = hints?.light ?? {
+    key: keyFromAngle(lightAngle, shot.light.front),
+    hardness: clamp(0.15 + shot.light.hardness, 0, 1),
+    temperature: 0,
+    fill: 0.3,
+  };
+  // Without a camera from the backdrop's maker it follows the floor line: a high horizon is seen
+  // from above, a low one from low down.
+  const camera = hints?.camera ?? (hints ? 0.12 + 0.5 * clamp((0.8 - horizon) / 0.4, 0, 1) : 0.12 + 0.5 * shot.camera);
+  const shadow = shadowFor(light, camera);
 
   // Hero's base: on the floor, in front of the floor line, inside the bottom margin.
   const baseMax = H - margin;
@@ -250,7 +246,7 @@ export function computeLayout(input: LayoutInput): SceneLayout {
   const gl = Math.min(...boxes.map((b) => b.left));
   const gr = Math.max(...boxes.map((b) => b.left + b.w));
   const gw = gr - gl;
-  const desired = preset.cx * W - gw / 2;
+  const desired = shot.subjectX * W - gw / 2;
   const shift = clamp(desired, margin, W - margin - gw) - gl;
 
   const placements: Placement[] = boxes.map((b, i) => {
@@ -285,6 +281,7 @@ export function computeLayout(input: LayoutInput): SceneLayout {
     height: H,
     horizon,
     lightAngle,
+    light,
     camera,
     shadow,
     margin,
@@ -319,21 +316,36 @@ function arrange(
 }
 
 /**
- * The cast shadow for a light direction and camera height: sideways opposite the light, longer
- * when the light is low; its depth on the floor foreshortened by the camera (flat from low down).
+ * A key's direction (unit vector: x right, y up, z toward the camera) from a port light angle, a
+ * little in front of the product by `front` (0..1).
  */
-export function shadowFor(lightAngle: number, camera: number, back: boolean): ShadowSpec {
-  const rad = (lightAngle * Math.PI) / 180;
-  const side = -Math.cos(rad); // light from the right (0°) → shadow to the left
-  const elevation = Math.abs(Math.sin(rad)); // 1 overhead … 0 grazing
-  const length = clamp((1 - elevation) * 1.1 + 0.25, 0.25, 1.2);
-  const lateral = clamp(side * length, -0.95, 0.95);
-  const foreshorten = 0.1 + 0.35 * clamp(camera, 0, 1);
-  const depth = (back ? 1 : -1) * foreshorten * (0.6 + 0.4 * length);
+export function keyFromAngle(lightAngle: number, front: number): SetLight['key'] {
+  const { elevation, side } = elevationOf(lightAngle);
+  const e = (elevation * Math.PI) / 180;
+  const x = -side * Math.cos(e);
+  const y = Math.sin(e);
+  const z = 0.2 + 0.6 * clamp(front, 0, 1);
+  const n = Math.sqrt(x * x + y * y + z * z);
+  return { x: x / n, y: y / n, z: z / n };
+}
+
+/**
+ * The products' shadows for a key light and how the camera sees the floor: cast opposite the key
+ * (sideways by its side, back or forward by its depth), longer the lower it is, its depth on the
+ * floor foreshortened by the camera (`camera`: floor depth seen per unit of width); hiding most
+ * of a hard key and less of a soft one (it wraps round), crisper the harder the light. The
+ * contact shadow where the product meets the floor is always deep (no light reaches under it).
+ */
+export function shadowFor(light: SetLight, camera: number): ShadowSpec {
+  const k = light.key;
+  const up = Math.max(0.12, k.y);
+  const hard = clamp(light.hardness, 0, 1);
   return {
-    lateral,
-    depth,
-    opacity: clamp(0.55 - 0.12 * (1 - elevation), 0.35, 0.55),
-    contact: 0.7,
+    lateral: clamp(-k.x / up, -1.4, 1.4),
+    depth: clamp((camera * k.z) / up, -0.8, 0.8),
+    opacity: 0.75 + 0.22 * hard,
+    contact: 0.72 + 0.18 * (1 - clamp(light.fill, 0, 1)),
+    softness: 0.015 + 0.09 * (1 - hard),
+    thickness: clamp(0.3 * camera, 0.03, 0.3),
   };
 }

@@ -164,6 +164,35 @@ describe('local scene engine', () => {
     expect(b.top + b.height).toBeGreaterThan(0.7 * req.height);
   });
 
+  it("crops a set photo that came as it is as the variation's shot; a set built for the shot is kept whole", async () => {
+    // Left to right and top to bottom gradients: where the frame was cut from shows in a corner.
+    const { width, height } = outputSize('1:1', LONG);
+    const photo = Buffer.alloc(width * height * 3);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) photo.set([(x * 255) / width, (y * 255) / height, 128], (y * width + x) * 3);
+    }
+    const backdrop = await sharp(photo, { raw: { width, height, channels: 3 } })
+      .png()
+      .toBuffer();
+    const corner = async (variationIndex: number, hinted: boolean) => {
+      const res = await engine.generate(
+        request({
+          variationIndex,
+          backdrop,
+          ...(hinted ? { backdropHints: { horizon: 0.6, lightAngle: 120 } } : {}),
+        }),
+      );
+      const out = await raw(res.png);
+      return [out.data[0]!, out.data[1]!];
+    };
+    const whole = await corner(0, false);
+    expect(whole[0]).toBeLessThan(8);
+    const high = await corner(1, false); // zoomed in toward the bottom left
+    expect(high[1]! - whole[1]!).toBeGreaterThan(20);
+    const hinted = await corner(1, true);
+    expect(Math.abs(hinted[0]! - whole[0]!) + Math.abs(hinted[1]! - whole[1]!)).toBeLessThan(8);
+  });
+
   it('falls back to its own backdrop with a warning when the backdrop cannot be read', async () => {
     const res = await engine.generate(request({ backdrop: Buffer.from('nope') }));
     expect(res.warnings.map((w) => w.code)).toContain('BACKDROP_UNREADABLE');

@@ -1,8 +1,9 @@
 /**
  * The `local` scene engine: the real product, cut out (cutout.ts), placed per one of four layouts
- * (layout.ts) on the request's backdrop (cover-cropped to the exact output size) or on a studio
- * sweep of its own (backdrop.ts), with contact and cast shadows, an optional floor reflection, a
- * light nudge toward the scene and matching grain (composite.ts). Offline, CPU only, no keys;
+ * (layout.ts: the variation's shot) on the request's backdrop (cover-cropped to the exact output
+ * size; a set photo that came without hints, cropped as the shot's) or on a studio sweep of its
+ * own (backdrop.ts), with contact and cast shadows, an optional floor reflection, relit by the
+ * set's key and with matching edges and grain (composite.ts). Offline, CPU only, no keys;
  * deterministic for the same request and seed.
  *
  * A refinement's `steering` (scene-engine.ts, planned by steering.ts) pulls levers on top: the
@@ -16,6 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
+import { shotFor } from '../../environment/shot.ts';
 import {
   type EngineWarning,
   GenerationError,
@@ -37,6 +39,7 @@ import {
 } from './backdrop.ts';
 import { composite, drawLogo, type LogoImage, loadLogo, logoBox } from './composite.ts';
 import { type Cutout, cutOutProduct, DEFAULT_MAX_INPUT_PIXELS } from './cutout.ts';
+import { sceneLayers } from './layers.ts';
 import { computeLayout } from './layout.ts';
 import { luma, parseHex } from './raster.ts';
 
@@ -122,10 +125,21 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
     let backdropGiven = false;
     let hints = req.backdropHints;
     if (req.backdrop) {
+      // A set photo that came as it is (no hints: not built for this shot) is cropped as the shot's.
+      const crop = req.backdropHints ? undefined : shotFor(layoutOf.variationIndex).crop;
+      const zoom = crop ? Math.max(1, crop.zoom) : 1;
+      const Wz = Math.round(W * zoom);
+      const Hz = Math.round(H * zoom);
       try {
         const { data } = await sharp(req.backdrop, { limitInputPixels: maxInputPixels, failOn: 'truncated' })
           .autoOrient()
-          .resize(W, H, { fit: 'cover', position: 'centre' })
+          .resize(Wz, Hz, { fit: 'cover', position: 'centre' })
+          .extract({
+            left: Math.round((Wz - W) * (crop?.x ?? 0.5)),
+            top: Math.round((Hz - H) * (crop?.y ?? 0.5)),
+            width: W,
+            height: H,
+          })
           .toColourspace('srgb')
           .flatten({ background: '#808080' })
           .removeAlpha()
@@ -250,12 +264,13 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
       if (accents.length > 0) {
         paintAccents(backdrop, W, H, {
           colors: accents.slice(0, 2),
-          // The engine's own studio set gets a coloured floor; a backdrop photo a wash on its wall.
-          surface: backdropGiven ? 'wall' : 'floor',
+          // The engine's own studio sweep becomes painted paper with a prop; a photo's wall is painted.
+          surface: backdropGiven ? 'wall' : 'sweep',
           horizon: layout.horizon,
           lightAngle: layout.lightAngle,
           focus,
           productColor: meanProductColor(cutouts),
+          seed: req.seed,
         });
       }
       if (logo && steering.logo?.placement === 'backdrop') {
@@ -272,6 +287,8 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
     const stats = backdropStats(backdrop, W, H);
     checkAbort(req.signal);
 
+    // The clean plate, for the video engine's layers (layers.ts).
+    const plate = Uint8Array.from(backdrop);
     const { rgb, mask } = await composite({
       width: W,
       height: H,
@@ -297,7 +314,10 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
               placement: 'corner',
               horizon: layout.horizon,
             }));
-      if (box && !printedLogo) await drawLogo(rgb, W, logo, box, false);
+      if (box && !printedLogo) {
+        await drawLogo(rgb, W, logo, box, false);
+        await drawLogo(plate, W, logo, box, false);
+      }
       if (box) logoBoxes = [box];
       else {
         warnings.push({
@@ -318,6 +338,7 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
       productBoxes: layout.placements.map(({ left, top, width, height }) => ({ left, top, width, height })),
       productMask: Buffer.from(mask.buffer, mask.byteOffset, mask.length),
       ...(logoBoxes ? { logoBoxes } : {}),
+      layers: await sceneLayers(rgb, plate, mask, W, H, layout.horizon),
       warnings,
       engine: 'local',
     };

@@ -145,6 +145,175 @@ describe('local video engine', () => {
     }
   }, 30_000);
 
+  describe('from a scene’s layers (a clean plate and the product layer)', () => {
+    const S = 240;
+    const WALL = [226, 218, 204] as const;
+    const FLOOR = [176, 158, 134] as const;
+    /** A 1:1 scene as layers: a flat wall and floor, and a tall blue product standing on the floor. */
+    async function layered(halo = false) {
+      const plate = await sharp(
+        Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${S}" height="${S}">
+          <rect width="${S}" height="${S}" fill="rgb(${WALL})"/><rect y="${S * 0.6}" width="${S}" height="${S * 0.4}" fill="rgb(${FLOOR})"/>
+          ${halo ? `<ellipse cx="${S / 2}" cy="${S * 0.45}" rx="${S * 0.2}" ry="${S * 0.4}" fill="#f4f1ec"/>` : ''}</svg>`),
+      )
+        .removeAlpha()
+        .png()
+        .toBuffer();
+      const product = await sharp(
+        Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${S}" height="${S}">
+          <rect x="${S * 0.38}" y="${S * 0.12}" width="${S * 0.24}" height="${S * 0.74}" rx="10" fill="#1f4fd8"/></svg>`),
+      )
+        .png()
+        .toBuffer();
+      const png = await sharp(plate)
+        .composite([{ input: product }])
+        .png()
+        .toBuffer();
+      return { png, layers: { plate, product, horizon: 0.6 } };
+    }
+
+    /** Every 3rd frame as RGB. */
+    async function frames(file: string): Promise<Buffer[]> {
+      const r = await runProcess(
+        ffmpegPath(),
+        [
+          '-v',
+          'error',
+          '-i',
+          file,
+          '-vf',
+          "select='not(mod(n\\,3))'",
+          '-vsync',
+          '0',
+          '-f',
+          'rawvideo',
+          '-pix_fmt',
+          'rgb24',
+          'pipe:1',
+        ],
+        { timeoutMs: 20_000, maxStdoutBytes: 64 << 20, label: 'ffmpeg' },
+      );
+      const size = W * H * 3;
+      return Array.from({ length: Math.floor(r.stdout.length / size) }, (_, i) =>
+        r.stdout.subarray(i * size, (i + 1) * size),
+      );
+    }
+
+    /**
+     * The product (blue) in a frame, and the smear around it: in a band within 8 px of it, how far
+     * each pixel is from the set (the wall, the floor or a blend of the two at the horizon line),
+     * as the mean and the 98th percentile (levels, summed over RGB).
+     */
+    function look(rgb: Buffer) {
+      const blue = new Uint8Array(W * H);
+      let [x0, y0, x1, y1] = [W, H, -1, -1];
+      for (let i = 0; i < W * H; i++) {
+        const [r, g, b] = [rgb[i * 3]!, rgb[i * 3 + 1]!, rgb[i * 3 + 2]!];
+        if (b - r > 60 && b - g > 40) {
+          blue[i] = 1;
+          const x = i % W;
+          const y = (i - x) / W;
+          [x0, y0, x1, y1] = [Math.min(x0, x), Math.min(y0, y), Math.max(x1, x), Math.max(y1, y)];
+        }
+      }
+      const near = (r: number, i: number) => {
+        const x = i % W;
+        const y = (i - x) / W;
+        for (let dy = -r; dy <= r; dy++) {
+          for (let dx = -r; dx <= r; dx++) {
+            const X = x + dx;
+            const Y = y + dy;
+            if (X >= 0 && Y >= 0 && X < W && Y < H && blue[Y * W + X]) return true;
+          }
+        }
+        return false;
+      };
+      const off: number[] = [];
+      for (let i = 0; i < W * H; i++) {
+        if (blue[i] || !near(8, i) || near(2, i)) continue;
+        // Distance from the segment wall–floor in RGB.
+        const p = [rgb[i * 3]!, rgb[i * 3 + 1]!, rgb[i * 3 + 2]!];
+        const d = FLOOR.map((f, c) => f - WALL[c]!);
+        const t = Math.min(
+          1,
+          Math.max(0, p.reduce((s, v, c) => s + (v - WALL[c]!) * d[c]!, 0) / d.reduce((s, v) => s + v * v, 0)),
+        );
+        off.push(p.reduce((s, v, c) => s + Math.abs(v - (WALL[c]! + t * d[c]!)), 0));
+      }
+      off.sort((a, b) => a - b);
+      return {
+        box: { x0, y0, x1, y1 },
+        mean: off.reduce((s, v) => s + v, 0) / Math.max(1, off.length),
+        p98: off[Math.floor(off.length * 0.98)] ?? 0,
+      };
+    }
+
+    it('films a 1:1 scene at 16:9 with no smear around the product, and the product whole in every frame', async () => {
+      const { png, layers } = await layered();
+      for (const prompt of ['slow push in', 'orbit around it', 'pan left']) {
+        const r = await engine.generate({
+          prompt,
+          width: W,
+          height: H,
+          durationSeconds: 1,
+          seed: 2,
+          startFrame: png,
+          startFrameLayers: layers,
+        });
+        expect(r.warnings.map((w) => w.code)).toEqual(['BACKDROP_EXTENDED']);
+        for (const f of await frames(await save(r, 'layered.mp4'))) {
+          const { box, mean, p98 } = look(f);
+          expect(box.x0, prompt).toBeGreaterThan(0);
+          expect(box.y0, prompt).toBeGreaterThan(0);
+          expect(box.x1, prompt).toBeLessThan(W - 1);
+          expect(box.y1, prompt).toBeLessThan(H - 1);
+          // Coding noise only (a smear measures 30 and more, below).
+          expect(mean, prompt).toBeLessThan(10);
+          expect(p98, prompt).toBeLessThan(32);
+        }
+      }
+    }, 60_000);
+
+    it('the measure sees a smear: a pale halo left around the product in the plate', async () => {
+      const { png, layers } = await layered(true);
+      const r = await engine.generate({
+        prompt: 'orbit',
+        width: W,
+        height: H,
+        durationSeconds: 1,
+        seed: 2,
+        startFrame: png,
+        startFrameLayers: layers,
+      });
+      const seen = (await frames(await save(r, 'halo.mp4'))).map(look);
+      expect(Math.min(...seen.map((s) => s.mean))).toBeGreaterThan(20);
+    }, 30_000);
+
+    it('ignores layers that do not match the start frame (the matte path instead)', async () => {
+      const { png, layers } = await layered();
+      // A plate of another size (and red: were it used, the film would be red).
+      const small = await sharp({ create: { width: 100, height: 100, channels: 3, background: '#d01010' } })
+        .png()
+        .toBuffer();
+      const r = await engine.generate({
+        prompt: 'orbit',
+        width: W,
+        height: H,
+        durationSeconds: 1,
+        seed: 2,
+        startFrame: png,
+        startFrameLayers: { ...layers, plate: small },
+      });
+      const file = await save(r, 'mismatch.mp4');
+      await expectClip(file, 1, false);
+      for (const f of await frames(file)) {
+        let red = 0;
+        for (let i = 0; i < W * H; i++) if (f[i * 3]! > 180 && f[i * 3 + 1]! < 80) red++;
+        expect(red).toBe(0);
+      }
+    }, 30_000);
+  });
+
   it('crossfades through intermediate frames to the end frame, with an audio bed when asked', async () => {
     const start = await scene('#ece6dc', '#2a6f97');
     const end = await scene('#1d2b3a', '#e8c547');

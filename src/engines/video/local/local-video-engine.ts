@@ -4,11 +4,16 @@
  *
  * What it makes, by what the request carries:
  * - a start frame alone: the frame moved by the camera plan the prompt names (../camera.ts; the
- *   seed picks one when it names none). For moves with parallax (orbit, dolly, push-in, pans…)
- *   the product is cut out of the frame (cutOutProduct's matte) onto its own layer and the hole
- *   it leaves in the backdrop is filled (push-pull), so the two layers can move at different
- *   speeds; when the cut-out is not trusted (low confidence, too small/large, touching the
- *   frame's edge) the frame moves as one layer and a PARALLAX_SKIPPED note says so.
+ *   seed picks one when it names none), framed for the output's aspect ratio without cropping the
+ *   product (../framing.ts: a cover crop that keeps it inside the whole move, else the picture
+ *   fitted smaller and its backdrop extended around it, BACKDROP_EXTENDED). For moves with
+ *   parallax the frame is taken apart into depth layers: the backdrop (wall), floor bands below
+ *   the horizon moving as a ground plane, and the product with its shadows. The layers come from
+ *   the scene engine when the request carries them (`startFrameLayers`: no cutting, no filling),
+ *   from the staging of a bare product photo (./stage.ts), else the product is cut out of the
+ *   frame (the scene's mask, or cutOutProduct's matte) and the hole it leaves filled (push-pull);
+ *   when that cut-out is not trusted (low confidence, too small/large, touching the frame's edge)
+ *   the frame moves as one layer and a PARALLAX_SKIPPED note says so.
  * - a start frame with intermediate and/or end frames: one gently moving segment per frame,
  *   crossfaded; the last segment settles exactly on the end frame.
  * - no start frame, references: a paced montage of them (images moved gently, videos cut to
@@ -27,12 +32,14 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { lastStderrLine, runProcess } from '../../../adapters/media/run-process.ts';
 import { ffmpegPath, probeVideo } from '../../../adapters/media/video.ts';
+import { estimateHints } from '../../image/local/backdrop.ts';
 import { type Cutout, cutOutRaw } from '../../image/local/cutout.ts';
 import { components, dilate, erode, pushPull, reconstruct } from '../../image/local/raster.ts';
 import { type EngineWarning, GenerationError } from '../../image/scene-engine.ts';
 import { type CameraMove, type CameraPlan, chooseCameraMove, planCamera } from '../camera.ts';
 import {
   clipWindowStart,
+  frameLayer,
   type RenderSpec,
   renderArgs,
   type Segment,
@@ -40,7 +47,9 @@ import {
   seeded,
   segmentFrames,
 } from '../ffmpeg-args.ts';
+import { bandAlpha, chooseFit, type Fit, floorBands, frameMove, layerGeometry, type Rect } from '../framing.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
+import { extensionReach, layerIn, plateIn, type Raster } from './plate.ts';
 import { stageBareProduct } from './stage.ts';
 
 export interface LocalVideoEngineOptions {
@@ -58,11 +67,24 @@ export interface LocalVideoEngineOptions {
   preset?: string;
   /** Keep the temp folder (debugging). */
   keepTemp?: boolean;
+  /**
+   * Called with a start frame's still before it is rendered (benches, debugging): its framing,
+   * the source size the framing maps from, its layers and plan. The layer files live until the
+   * promise settles.
+   */
+  onStill?: (still: StartStill) => Promise<void>;
+}
+
+/** What `onStill` is shown. */
+export interface StartStill {
+  fit: Fit;
+  source: { width: number; height: number };
+  layers: StillLayer[];
+  plan: CameraPlan;
 }
 
 const MAX_REFERENCES = 24;
 const MAX_KEYFRAMES = 16;
-const FOREGROUND_PAD = 1.2;
 const PREVIEW = { width: 320, maxSeconds: 3, fps: 15 } as const;
 
 const fail = (message: string, cause?: unknown) => new GenerationError(message, false, cause ? { cause } : undefined);
@@ -135,12 +157,147 @@ async function stillLayer(
   height: number,
 ): Promise<StillLayer> {
   const raw = await fitRaw(bytes, width, height);
+  return writeFrameLayer(dir, name, raw, 4, width, height);
+}
+
+async function writeFrameLayer(
+  dir: string,
+  name: string,
+  raw: Buffer,
+  channels: 3 | 4,
+  width: number,
+  height: number,
+): Promise<StillLayer> {
   const file = path.join(dir, `${name}.png`);
-  await sharp(raw, { raw: { width, height, channels: 4 } })
-    .removeAlpha()
-    .png({ compressionLevel: 1 })
-    .toFile(file);
-  return { path: file, role: 'backdrop', pad: 1 };
+  await sharp(raw, { raw: { width, height, channels } }).removeAlpha().png({ compressionLevel: 1 }).toFile(file);
+  return frameLayer(file, width, height);
+}
+
+/**
+ * A start frame as RGBA, oriented, at most ~1.5× the output's long side and 2.5 MP (what the
+ * framing can show), with its decoded size (to match the layers given with it).
+ */
+async function decodeFrame(bytes: Buffer, width: number, height: number): Promise<Raster & { original: Size }> {
+  try {
+    const img = sharp(bytes, { limitInputPixels: 100_000_000, failOn: 'truncated' }).autoOrient();
+    const meta = await img.metadata();
+    const ow = (meta.autoOrient?.width ?? meta.width) as number;
+    const oh = (meta.autoOrient?.height ?? meta.height) as number;
+    const bound = Math.min(1, (1.5 * Math.max(width, height)) / Math.max(ow, oh), Math.sqrt(2_500_000 / (ow * oh)));
+    const w = Math.max(16, Math.round(ow * bound));
+    const h = Math.max(16, Math.round(oh * bound));
+    const data = await img
+      .resize(w, h, { fit: 'fill', kernel: 'lanczos3' })
+      .toColourspace('srgb')
+      .ensureAlpha()
+      .raw()
+      .toBuffer();
+    return { data, width: w, height: h, channels: 4, original: { width: ow, height: oh } };
+  } catch (err) {
+    throw fail('A frame or reference image could not be read.', err);
+  }
+}
+
+type Size = { width: number; height: number };
+
+/** A start frame taken apart: its clean plate, the product layer over it, the product's box, the floor line. */
+interface Separated {
+  plate: Raster;
+  product: Raster;
+  /** The product (alpha ≥ 50%), source px, and where it meets the frame's edge. */
+  box: Rect;
+  touches: Cutout['touches'];
+  /** Everything on the product layer (shadows included), source px. */
+  content: Rect;
+  /** Floor line, source px from the top. */
+  horizon?: number;
+}
+
+/** Bounding boxes of a layer's alpha ≥ `solid` and > `clear`; undefined when nothing is solid. */
+function alphaBoxes(
+  rgba: Buffer,
+  width: number,
+  height: number,
+  solid = 128,
+  clear = 2,
+): { box: Rect; content: Rect } | undefined {
+  const b = [width, height, -1, -1];
+  const c = [width, height, -1, -1];
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const a = rgba[(y * width + x) * 4 + 3] as number;
+      if (a <= clear) continue;
+      for (const [box, ok] of [
+        [c, true],
+        [b, a >= solid],
+      ] as const) {
+        if (!ok) continue;
+        box[0] = Math.min(box[0] as number, x);
+        box[1] = Math.min(box[1] as number, y);
+        box[2] = Math.max(box[2] as number, x);
+        box[3] = Math.max(box[3] as number, y);
+      }
+    }
+  }
+  if ((b[2] as number) < 0) return undefined;
+  const rect = (r: number[]) => ({
+    left: r[0] as number,
+    top: r[1] as number,
+    width: (r[2] as number) - (r[0] as number) + 1,
+    height: (r[3] as number) - (r[1] as number) + 1,
+  });
+  return { box: rect(b), content: rect(c) };
+}
+
+const touchesOf = (box: Rect, width: number, height: number): Cutout['touches'] => ({
+  left: box.left === 0,
+  top: box.top === 0,
+  right: box.left + box.width >= width,
+  bottom: box.top + box.height >= height,
+});
+
+/** The floor line of a plate (RGB) by its row profile (undefined when it does not show one). */
+function estimateHorizon(plate: Raster): number | undefined {
+  const rgb = new Uint8Array(plate.width * plate.height * 3);
+  for (let i = 0, j = 0; i < rgb.length; i += 3, j += plate.channels) {
+    rgb[i] = plate.data[j] as number;
+    rgb[i + 1] = plate.data[j + 1] as number;
+    rgb[i + 2] = plate.data[j + 2] as number;
+  }
+  const h = estimateHints(rgb, plate.width, plate.height).horizon;
+  return h === undefined ? undefined : h * plate.height;
+}
+
+/**
+ * The given layers (the scene engine's, or a staged photo's) at the frame's size; undefined when
+ * they do not match the frame or hold no product.
+ */
+async function fromLayers(
+  frame: Raster & { original: Size },
+  layers: NonNullable<VideoRequest['startFrameLayers']>,
+): Promise<Separated | undefined> {
+  const read = async (bytes: Buffer, channels: 3 | 4): Promise<Raster | undefined> => {
+    const img = sharp(bytes, { limitInputPixels: 100_000_000, failOn: 'truncated' });
+    const meta = await img.metadata();
+    if (meta.width !== frame.original.width || meta.height !== frame.original.height) return undefined;
+    const data = await (channels === 3 ? img.removeAlpha() : img.ensureAlpha())
+      .resize(frame.width, frame.height, { fit: 'fill', kernel: 'lanczos3' })
+      .toColourspace('srgb')
+      .raw()
+      .toBuffer();
+    return { data, width: frame.width, height: frame.height, channels };
+  };
+  const [plate, product] = await Promise.all([read(layers.plate, 3), read(layers.product, 4)]).catch(() => []);
+  if (!plate || !product) return undefined;
+  const boxes = alphaBoxes(product.data, product.width, product.height);
+  if (!boxes) return undefined;
+  return {
+    plate,
+    product,
+    ...boxes,
+    touches: touchesOf(boxes.box, frame.width, frame.height),
+    horizon: layers.horizon !== undefined ? layers.horizon * frame.height : estimateHorizon(plate),
+  };
 }
 
 /** Whether the cut-out is one a parallax can trust; a reason when not. */
@@ -221,18 +378,17 @@ function productPiece(
 }
 
 /**
- * Backdrop plate and product layer from a start frame: the product (cut out by matte) on a
- * transparent canvas with a margin, and the frame with the product's place filled from around it.
+ * The frame taken apart by a matte: the product's alpha (the given mask, else cut out at a
+ * working size of ~0.5 MP), kept to the product's piece; the plate is the frame with the
+ * product's place (grown by ~2.5% of the frame: its halo, its soft edge) filled from around it.
+ * Without a piece, only why; with one the parallax cannot trust, the separation (its box frames
+ * the shot) and why.
  */
-async function parallaxLayers(
-  dir: string,
-  bytes: Buffer,
-  width: number,
-  height: number,
+async function fromMatte(
+  frame: Raster,
   mask?: VideoRequest['startFrameMask'],
-): Promise<{ layers: StillLayer[] } | { problem: string }> {
-  const raw = await fitRaw(bytes, width, height);
-  // The matte works on at most ~0.5 MP: cut at a working size, the mask scaled back up.
+): Promise<{ separated?: Separated; problem?: string }> {
+  const { width, height } = frame;
   const ws = Math.min(1, Math.sqrt(520_000 / (width * height)));
   const cw = Math.max(16, Math.round(width * ws));
   const chh = Math.max(16, Math.round(height * ws));
@@ -240,20 +396,19 @@ async function parallaxLayers(
   let confidence = 1;
   if (mask) {
     if (mask.data.length !== mask.width * mask.height) return { problem: 'the product mask does not match its size' };
-    // The same cover-fit as the frame's, at working size.
     alphaSmall = await sharp(mask.data, { raw: { width: mask.width, height: mask.height, channels: 1 } })
-      .resize(cw, chh, { fit: 'cover' })
+      .resize(cw, chh, { fit: 'fill' })
       .extractChannel(0)
       .raw()
       .toBuffer();
   } else {
     const small =
       ws < 1
-        ? await sharp(raw, { raw: { width, height, channels: 4 } })
+        ? await sharp(frame.data, { raw: { width, height, channels: 4 } })
             .resize(cw, chh)
             .raw()
             .toBuffer()
-        : raw;
+        : frame.data;
     let cut: Cutout;
     try {
       cut = cutOutRaw(new Uint8Array(small.buffer, small.byteOffset, small.length), cw, chh);
@@ -271,17 +426,15 @@ async function parallaxLayers(
       }
     }
   }
-  const product = productPiece(alphaSmall, cw, chh);
-  if (!product) return { problem: 'no product was found in the start frame' };
-  const problem = parallaxProblem({ confidence, box: product.box, touches: product.touches }, cw, chh);
-  if (problem) return { problem };
+  const piece = productPiece(alphaSmall, cw, chh);
+  if (!piece) return { problem: 'no product was found in the start frame' };
+  const problem = parallaxProblem({ confidence, box: piece.box, touches: piece.touches }, cw, chh);
+  if (confidence < 0.5) return { problem: problem as string };
   const alpha = await sharp(alphaSmall, { raw: { width: cw, height: chh, channels: 1 } })
     .resize(width, height, { kernel: 'cubic' })
     .extractChannel(0) // sharp turns a one-channel raw input into sRGB
     .raw()
     .toBuffer();
-  // Hole: the product grown by ~2.5% of the frame (its halo, its soft edge), filled from the rest,
-  // so the fill is made of clean backdrop colours only.
   const grow = Math.max(2, Math.round(Math.max(width, height) * 0.025));
   const grown = await sharp(alpha, { raw: { width, height, channels: 1 } })
     .blur(grow / 2)
@@ -291,6 +444,7 @@ async function parallaxLayers(
   const n = width * height;
   const weight = new Float32Array(n);
   const colour = new Float32Array(n * 3);
+  const raw = frame.data;
   for (let i = 0; i < n; i++) {
     weight[i] = (grown[i] as number) > 2 || (alpha[i] as number) > 0 ? 0 : 1;
     colour[i * 3] = raw[i * 4] as number;
@@ -298,35 +452,135 @@ async function parallaxLayers(
     colour[i * 3 + 2] = raw[i * 4 + 2] as number;
   }
   const filled = pushPull(colour, weight, width, height, 3);
-  const plate = Buffer.alloc(n * 4);
+  const plate = Buffer.alloc(n * 3);
   const layer = Buffer.alloc(n * 4);
   for (let i = 0; i < n; i++) {
     const keep = weight[i] as number;
     for (let k = 0; k < 3; k++) {
       const orig = raw[i * 4 + k] as number;
-      plate[i * 4 + k] = keep ? orig : Math.round(filled[i * 3 + k] as number);
+      plate[i * 3 + k] = keep ? orig : Math.round(filled[i * 3 + k] as number);
       layer[i * 4 + k] = orig;
     }
-    plate[i * 4 + 3] = 255;
     layer[i * 4 + 3] = alpha[i] as number;
   }
-  const bgFile = path.join(dir, 'plate.png');
-  const fgFile = path.join(dir, 'product.png');
-  await Promise.all([
-    sharp(plate, { raw: { width, height, channels: 4 } })
-      .removeAlpha()
-      .png({ compressionLevel: 1 })
-      .toFile(bgFile),
-    sharp(layer, { raw: { width, height, channels: 4 } })
-      .png({ compressionLevel: 1 })
-      .toFile(fgFile),
-  ]);
+  const plateRaster: Raster = { data: plate, width, height, channels: 3 };
+  const boxes = alphaBoxes(layer, width, height);
+  if (!boxes) return { problem: 'no product was found in the start frame' };
   return {
-    layers: [
-      { path: bgFile, role: 'backdrop', pad: 1 },
-      { path: fgFile, role: 'foreground', pad: FOREGROUND_PAD },
-    ],
+    separated: {
+      plate: plateRaster,
+      product: { data: layer, width, height, channels: 4 },
+      ...boxes,
+      touches: touchesOf(boxes.box, width, height),
+      horizon: estimateHorizon(plateRaster),
+    },
+    ...(problem ? { problem } : {}),
   };
+}
+
+/** Where the picture's rect lies in the output picture under a fit. */
+const placed = (r: Rect, fit: Fit): Rect => ({
+  left: fit.left + r.left * fit.scale,
+  top: fit.top + r.top * fit.scale,
+  width: r.width * fit.scale,
+  height: r.height * fit.scale,
+});
+
+function boundingRect(rects: Rect[]): Rect {
+  const left = Math.floor(Math.min(...rects.map((r) => r.left)));
+  const top = Math.floor(Math.min(...rects.map((r) => r.top)));
+  const right = Math.ceil(Math.max(...rects.map((r) => r.left + r.width)));
+  const bottom = Math.ceil(Math.max(...rects.map((r) => r.top + r.height)));
+  return { left, top, width: right - left, height: bottom - top };
+}
+
+/**
+ * The depth layers of a separated frame under a fit and a plan: the plate over all the frame
+ * (and past it, as far as any backdrop layer looks), floor bands read from the same plate with
+ * their alpha ramps, and the product layer over the part of the frame it reaches.
+ */
+async function depthLayers(
+  dir: string,
+  sep: Separated,
+  plan: CameraPlan,
+  fit: Fit,
+  width: number,
+  height: number,
+): Promise<StillLayer[]> {
+  const everywhere = { left: -width, top: -height, width: 3 * width, height: 3 * height };
+  const wall = layerGeometry(plan, 0, width, height, everywhere) as NonNullable<ReturnType<typeof layerGeometry>>;
+  const box = placed(sep.box, fit);
+  const horizon = sep.horizon === undefined ? undefined : fit.top + sep.horizon * fit.scale;
+  const bands = floorBands(horizon, box.top + box.height, height, height).flatMap((band) => {
+    const end = band.end ?? 2 * height;
+    const geometry = layerGeometry(plan, band.depth, width, height, {
+      left: -width,
+      top: band.fadeTop,
+      width: 3 * width,
+      height: end - band.fadeTop,
+    });
+    return geometry ? [{ band, ...geometry }] : [];
+  });
+  const product = layerGeometry(plan, 1, width, height, placed(sep.content, fit));
+  const extent = boundingRect([wall.window, ...bands.map((b) => b.window)]);
+  const plate = await plateIn(sep.plate, fit, extent, extensionReach(width, height));
+  const plateFile = path.join(dir, 'plate.png');
+  await sharp(plate, { raw: { width: extent.width, height: extent.height, channels: 3 } })
+    .png({ compressionLevel: 1 })
+    .toFile(plateFile);
+  const origin = { x: extent.left, y: extent.top };
+  const layers: StillLayer[] = [
+    { path: plateFile, alpha: false, depth: 0, origin, window: wall.window, place: wall.place },
+  ];
+  for (const [i, b] of bands.entries()) {
+    const ramp = Buffer.alloc(b.window.height);
+    for (let r = 0; r < ramp.length; r++) ramp[r] = Math.round(bandAlpha(b.band, b.window.top + r + 0.5) * 255);
+    const rampFile = path.join(dir, `band${i}.png`);
+    await sharp(ramp, { raw: { width: 1, height: ramp.length, channels: 1 } })
+      .png()
+      .toFile(rampFile);
+    layers.push({
+      path: plateFile,
+      alpha: true,
+      depth: b.band.depth,
+      origin,
+      window: b.window,
+      place: b.place,
+      ramp: rampFile,
+    });
+  }
+  if (product) {
+    const w = product.window;
+    const raster = await layerIn(sep.product, fit, w, plate, extent);
+    const file = path.join(dir, 'product.png');
+    await sharp(raster, { raw: { width: w.width, height: w.height, channels: 4 } })
+      .png({ compressionLevel: 1 })
+      .toFile(file);
+    layers.push({
+      path: file,
+      alpha: true,
+      depth: 1,
+      origin: { x: w.left, y: w.top },
+      window: w,
+      place: product.place,
+    });
+  }
+  return layers;
+}
+
+/** A separated frame as one still (no parallax): the product layer over the plate, framed. */
+async function flatLayer(dir: string, sep: Separated, fit: Fit, width: number, height: number): Promise<StillLayer> {
+  const frame = { left: 0, top: 0, width, height };
+  const plate = await plateIn(sep.plate, fit, frame, extensionReach(width, height));
+  const layer = await layerIn(sep.product, fit, frame, plate, frame);
+  for (let i = 0; i < width * height; i++) {
+    const a = (layer[i * 4 + 3] as number) / 255;
+    if (a === 0) continue;
+    for (let c = 0; c < 3; c++) {
+      plate[i * 3 + c] = Math.round((layer[i * 4 + c] as number) * a + (plate[i * 3 + c] as number) * (1 - a));
+    }
+  }
+  return writeFrameLayer(dir, 'still', plate, 3, width, height);
 }
 
 /** A soft two-colour gradient with a glow, coloured from the seed (text-only requests). */
@@ -364,6 +618,74 @@ async function readReference(
   return ref.kind === 'image' ? fs.readFile(ref.path) : undefined;
 }
 
+/**
+ * The still segment of a start frame (or the text-only backdrop): taken apart into layers when
+ * the move has parallax or the frame must be framed for another aspect ratio, framed so the
+ * product stays whole, the camera aimed at the product.
+ */
+async function startStill(
+  dir: string,
+  req: VideoRequest & { startFrame: Buffer; starts: boolean },
+  move: CameraMove,
+): Promise<StartStill & { warnings: EngineWarning[] }> {
+  const { width, height, signal } = req;
+  const warnings: EngineWarning[] = [];
+  let frame = await decodeFrame(req.startFrame, width, height);
+  let sep = req.startFrameLayers ? await fromLayers(frame, req.startFrameLayers) : undefined;
+  if (req.starts && !sep && !req.startFrameMask) {
+    // A bare product photo is not a scene: stage it on a studio sweep first (./stage.ts).
+    const staged = await stageBareProduct(req.startFrame, width, height).catch(() => undefined);
+    checkAbort(signal);
+    if (staged) {
+      frame = await decodeFrame(staged.png, width, height);
+      sep = await fromLayers(frame, staged.layers);
+      warnings.push({
+        code: 'START_FRAME_STAGED',
+        message: `The start frame is a bare product photo (${staged.reason === 'transparent' ? 'a cut-out with a transparent background' : 'on a plain background'}): it was placed whole on a studio backdrop first. Use a scene as the start frame for a styled film.`,
+        severity: 'warning',
+      });
+    }
+  }
+  const wantsParallax = req.starts && planCamera(move).keys.some((k) => k.parallax !== 0);
+  const reframed = Math.abs(frame.width / frame.height - width / height) > 0.005;
+  let problem: string | undefined;
+  if (req.starts && !sep && (wantsParallax || reframed)) {
+    const r = await fromMatte(frame, req.startFrameMask);
+    checkAbort(signal);
+    sep = r.separated;
+    problem = r.problem;
+  }
+  if (wantsParallax && problem) {
+    warnings.push({ code: 'PARALLAX_SKIPPED', message: `The frame moves as one layer: ${problem}.`, severity: 'info' });
+  }
+  const layered = wantsParallax && sep !== undefined && !problem;
+  const out = { width, height };
+  const margin = Math.round(0.03 * Math.min(width, height));
+  const { plan, fit } = sep
+    ? frameMove(move, { source: frame, out, box: sep.box, touches: sep.touches, margin, depth: layered ? 1 : 0 })
+    : {
+        plan: planCamera(move),
+        fit: chooseFit({ source: frame, out, safe: { left: 0, top: 0, width, height }, margin }),
+      };
+  if (fit.extended) {
+    warnings.push({
+      code: 'BACKDROP_EXTENDED',
+      message:
+        'The start frame was fitted smaller so the product stays whole through the camera move (another aspect ratio, or a product that fills the frame), and its backdrop was extended around it.',
+      severity: 'info',
+    });
+  }
+  let layers: StillLayer[];
+  if (sep && layered) layers = await depthLayers(dir, sep, plan, fit, width, height);
+  else if (sep) layers = [await flatLayer(dir, sep, fit, width, height)];
+  else {
+    const raw = await plateIn(frame, fit, { left: 0, top: 0, width, height }, extensionReach(width, height));
+    layers = [await writeFrameLayer(dir, 'still', raw, 3, width, height)];
+  }
+  checkAbort(signal);
+  return { layers, plan, fit, source: { width: frame.width, height: frame.height }, warnings };
+}
+
 const MONTAGE_MOVES: CameraMove[] = ['push-in', 'pan-right', 'pull-out', 'pan-left'];
 
 export function createLocalVideoEngine(options: LocalVideoEngineOptions = {}): VideoEngine {
@@ -392,7 +714,6 @@ export function createLocalVideoEngine(options: LocalVideoEngineOptions = {}): V
       for (const k of keyframes) if (k.length > maxInputBytes) throw fail(`A frame is over ${maxInputBytes} bytes.`);
 
       if (keyframes.length === 1 || (keyframes.length === 0 && !req.references?.length)) {
-        const plan = planCamera(choice.move);
         let bytes = keyframes[0];
         if (!bytes) {
           warnings.push({
@@ -403,37 +724,10 @@ export function createLocalVideoEngine(options: LocalVideoEngineOptions = {}): V
           });
           bytes = await gradientBackdrop(req.seed, width, height);
         }
-        let mask = req.startFrameMask;
-        if (keyframes.length === 1 && !mask) {
-          // A bare product photo is not a scene: stage it on a studio sweep first (./stage.ts).
-          const staged = await stageBareProduct(bytes, width, height).catch(() => undefined);
-          checkAbort(signal);
-          if (staged) {
-            bytes = staged.png;
-            mask = staged.mask;
-            warnings.push({
-              code: 'START_FRAME_STAGED',
-              message: `The start frame is a bare product photo (${staged.reason === 'transparent' ? 'a cut-out with a transparent background' : 'on a plain background'}): it was placed whole on a studio backdrop first. Use a scene as the start frame for a styled film.`,
-              severity: 'warning',
-            });
-          }
-        }
-        const wantsParallax = plan.keys.some((k) => k.parallax !== 0) && keyframes.length === 1;
-        let layers: StillLayer[] | undefined;
-        if (wantsParallax) {
-          const r = await parallaxLayers(dir, bytes, width, height, mask);
-          checkAbort(signal);
-          if ('layers' in r) layers = r.layers;
-          else {
-            warnings.push({
-              code: 'PARALLAX_SKIPPED',
-              message: `The frame moves as one layer: ${r.problem}.`,
-              severity: 'info',
-            });
-          }
-        }
-        layers ??= [await stillLayer(dir, 'still', bytes, width, height)];
-        segments.push({ kind: 'still', layers, plan, frames });
+        const still = await startStill(dir, { ...req, startFrame: bytes, starts: keyframes.length === 1 }, choice.move);
+        warnings.push(...still.warnings);
+        await options.onStill?.({ fit: still.fit, source: still.source, layers: still.layers, plan: still.plan });
+        segments.push({ kind: 'still', layers: still.layers, plan: still.plan, frames });
       } else if (keyframes.length > 1) {
         crossfadeFrames = Math.max(1, Math.min(Math.round(0.8 * fps), Math.floor(frames / (keyframes.length * 2))));
         const lengths = segmentFrames(frames, keyframes.length, crossfadeFrames);

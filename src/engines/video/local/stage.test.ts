@@ -54,7 +54,7 @@ describe('staging a bare product photo as a start frame', () => {
     }
   });
 
-  it('puts the bottles whole on a light studio sweep at 16:9, with their alpha as the mask', async () => {
+  it('puts the bottles whole on a light studio sweep at 16:9, as a set and a product layer', async () => {
     const staged = await stageBareProduct(fixture('solidus_bottles_1.png'), 640, 360);
     expect(staged?.reason).toBe('transparent');
     const { data, info } = await sharp(staged!.png).raw().toBuffer({ resolveWithObject: true });
@@ -69,15 +69,26 @@ describe('staging a bare product photo as a start frame', () => {
       const i = (y * 640 + x) * 3;
       expect((data[i]! + data[i + 1]! + data[i + 2]!) / 3).toBeGreaterThan(150);
     }
-    // The product is whole: its mask never reaches the frame's edges.
-    const m = staged!.mask;
-    let top = m.height;
-    for (let i = 0; i < m.data.length; i++) if (m.data[i]! > 128) top = Math.min(top, Math.floor(i / m.width));
+    // The product is whole: its layer never reaches the frame's edges; the set has no product.
+    const layer = await sharp(staged!.layers.product).raw().toBuffer({ resolveWithObject: true });
+    expect([layer.info.width, layer.info.height, layer.info.channels]).toEqual([640, 360, 4]);
+    let top = 360;
+    for (let i = 0; i < 640 * 360; i++) if (layer.data[i * 4 + 3]! > 128) top = Math.min(top, Math.floor(i / 640));
     expect(top).toBeGreaterThan(10);
-    for (let y = 0; y < m.height; y++) {
-      expect(m.data[y * m.width]).toBe(0);
-      expect(m.data[y * m.width + m.width - 1]).toBe(0);
+    for (let y = 0; y < 360; y++) {
+      expect(layer.data[y * 640 * 4 + 3]).toBe(0);
+      expect(layer.data[(y * 640 + 639) * 4 + 3]).toBe(0);
     }
+    const plate = await sharp(staged!.layers.plate).raw().toBuffer();
+    let differ = 0;
+    let solid = 0;
+    for (let i = 0; i < 640 * 360; i++) {
+      if (layer.data[i * 4 + 3]! < 255) continue;
+      solid++;
+      if (Math.abs(plate[i * 3]! - data[i * 3]!) + Math.abs(plate[i * 3 + 2]! - data[i * 3 + 2]!) > 20) differ++;
+    }
+    expect(differ).toBeGreaterThan(solid * 0.5);
+    expect(staged!.layers.horizon).toBeCloseTo(0.62, 2);
   });
 
   it('leaves a scene alone', async () => {

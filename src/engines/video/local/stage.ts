@@ -7,13 +7,14 @@ import { cutOutProduct } from '../../image/local/cutout.ts';
  * cover-fit to another aspect ratio cuts the product off. Such a frame is staged first: the
  * product, whole, on a soft studio sweep (a wall falling into a floor, lit from above), standing
  * on a contact shadow, fitted inside the output frame with margins whatever its aspect ratio. The
- * product's alpha at output size comes back with it, so the parallax moves put the product on its
- * own layer over a clean backdrop.
+ * set and the product with its shadow come back as layers too, so the parallax moves put the
+ * product on its own layer over the clean set.
  */
 
 export interface StagedFrame {
   png: Buffer;
-  mask: { data: Buffer; width: number; height: number };
+  /** The set alone (PNG, RGB), the product with its shadow (PNG, RGBA) and the floor line (a fraction of the height). */
+  layers: { plate: Buffer; product: Buffer; horizon: number };
   /** Why it was staged, for the warning. */
   reason: 'transparent' | 'plain-background';
 }
@@ -119,23 +120,18 @@ export async function stageBareProduct(bytes: Buffer, width: number, height: num
   const productPng = await sharp(product, { raw: { width: place.width, height: place.height, channels: 4 } })
     .png()
     .toBuffer();
-  const png = await sharp(Buffer.from(sweep))
+  const plate = await sharp(Buffer.from(sweep)).removeAlpha().png().toBuffer();
+  const layer = await sharp({ create: { width, height, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
     .composite([
       { input: shadowPng, blend: 'over' },
       { input: productPng, left: place.left, top: place.top },
     ])
+    .png()
+    .toBuffer();
+  const png = await sharp(plate)
+    .composite([{ input: layer }])
     .removeAlpha()
     .png()
     .toBuffer();
-
-  const mask = Buffer.alloc(width * height);
-  for (let y = 0; y < place.height; y++) {
-    for (let x = 0; x < place.width; x++) {
-      const oy = place.top + y;
-      const ox = place.left + x;
-      if (oy < 0 || ox < 0 || oy >= height || ox >= width) continue;
-      mask[oy * width + ox] = product[(y * place.width + x) * 4 + 3] as number;
-    }
-  }
-  return { png, mask: { data: mask, width, height }, reason };
+  return { png, layers: { plate, product: layer, horizon: fy / height }, reason };
 }
