@@ -188,6 +188,7 @@ describe('abuse: fuzzing, BOLA and concurrent caps over every route', () => {
         model: 'video-model-7',
       })
     ).promptEnhancementId;
+    ids.endpointId = (await post('/v1/webhook-endpoints', { url: 'https://hooks.example.com/victim' })).id;
   }, 180_000);
 
   afterAll(async () => {

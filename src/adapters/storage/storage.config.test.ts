@@ -31,7 +31,9 @@ describe('storage settings', () => {
       accessKeyId: undefined,
       secretAccessKey: undefined,
       forcePathStyle: false,
+      createBucket: false,
     });
+    expect(load({ S3_BUCKET: 'assets', S3_CREATE_BUCKET: 'true' }).storage.s3?.createBucket).toBe(true);
     const s3 = load({
       S3_BUCKET: 'assets',
       S3_ENDPOINT: 'http://127.0.0.1:9000',
