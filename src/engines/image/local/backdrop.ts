@@ -4,7 +4,7 @@
  * any backdrop: its ambient colour and brightness, its grain, and a floor line and light direction
  * when its maker did not say.
  */
-import { boxBlur, clamp01, hashSeed, luma, parseHex, prng, toLab } from './raster.ts';
+import { boxBlur, clamp01, hashSeed, luma, parseHex, prng, toLab, toLinear, toSrgb } from './raster.ts';
 import {
   defocus,
   lumaLinear,
@@ -16,8 +16,6 @@ import {
   setCamera,
   surfaceRow,
   sweepLight,
-  toLinear,
-  toSrgb,
 } from './set-dressing.ts';
 
 export interface StudioBackdropSpec {

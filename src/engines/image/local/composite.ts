@@ -24,7 +24,7 @@ import type { SetLight } from '../scene-engine.ts';
 import type { BackdropStats } from './backdrop.ts';
 import type { Cutout } from './cutout.ts';
 import type { Placement, SceneLayout } from './layout.ts';
-import { boxBlur, clamp01, hashSeed, luma, prng } from './raster.ts';
+import { boxBlur, clamp01, hashSeed, luma, prng, SRGB_TO_LINEAR, toSrgb } from './raster.ts';
 
 export interface CompositeInput {
   width: number;
@@ -153,7 +153,7 @@ export async function composite(input: CompositeInput): Promise<CompositeOutput>
           rim = rimAmount * band * toward;
         }
         for (let c = 0; c < 3; c++) {
-          const src = toSrgb(TO_LINEAR[rgba[i * 4 + c]!]! * gain[c]! * tint[c]!);
+          const src = toSrgb(SRGB_TO_LINEAR[rgba[i * 4 + c]!]! * gain[c]! * tint[c]!);
           const bg = input.backdrop[o + c]!;
           let col = src * (1 - wrap) + bg * wrap;
           if (rim > 0) col += (Math.max(bg, 200) - col) * rim;
@@ -541,21 +541,6 @@ function reflect(
 
 // ---------------------------------------------------------------------------------------------
 // Relighting (pure).
-
-/** sRGB byte → linear light. */
-const TO_LINEAR = new Float32Array(256);
-for (let i = 0; i < 256; i++) {
-  const c = i / 255;
-  TO_LINEAR[i] = c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-}
-const SRGB_STEPS = 4096;
-const TO_SRGB = new Float32Array(SRGB_STEPS + 1);
-for (let i = 0; i <= SRGB_STEPS; i++) {
-  const l = i / SRGB_STEPS;
-  TO_SRGB[i] = 255 * (l <= 0.0031308 ? 12.92 * l : 1.055 * l ** (1 / 2.4) - 0.055);
-}
-/** Linear light (0..1, clipped) → sRGB 0..255. */
-const toSrgb = (l: number) => TO_SRGB[l <= 0 ? 0 : l >= 1 ? SRGB_STEPS : (l * SRGB_STEPS + 0.5) | 0]!;
 
 /** The light a product photo is taken in: a soft key in front, a little above (x right, y up, z toward the camera). */
 export const PHOTO_KEY = { x: 0, y: 0.38, z: 0.925 } as const;

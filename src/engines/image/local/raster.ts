@@ -6,11 +6,22 @@
  */
 
 /** sRGB byte → linear light (0..1). */
-const SRGB_TO_LINEAR = new Float32Array(256);
+export const SRGB_TO_LINEAR = new Float32Array(256);
 for (let i = 0; i < 256; i++) {
   const c = i / 255;
   SRGB_TO_LINEAR[i] = c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
 }
+const SRGB_STEPS = 4096;
+const LINEAR_TO_SRGB = new Float32Array(SRGB_STEPS + 1);
+for (let i = 0; i <= SRGB_STEPS; i++) {
+  const l = i / SRGB_STEPS;
+  LINEAR_TO_SRGB[i] = 255 * (l <= 0.0031308 ? 12.92 * l : 1.055 * l ** (1 / 2.4) - 0.055);
+}
+
+/** sRGB byte (0..255, rounded) → linear light 0..1. */
+export const toLinear = (v: number) => SRGB_TO_LINEAR[v <= 0 ? 0 : v >= 255 ? 255 : (v + 0.5) | 0]!;
+/** Linear light → sRGB level 0..255 (float; above 1 clips to white). */
+export const toSrgb = (l: number) => (l <= 0 ? 0 : l >= 1 ? 255 : LINEAR_TO_SRGB[(l * SRGB_STEPS + 0.5) | 0]!);
 
 /**
  * CIE L*a*b* (D65) of an interleaved 8-bit RGB(A) buffer, as 3 floats a pixel. Float input (a

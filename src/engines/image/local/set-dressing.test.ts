@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { toLinear, toSrgb } from './raster.ts';
 import {
   boxFaces,
   cylinderFaces,
@@ -18,8 +19,6 @@ import {
   rowDepth,
   setCamera,
   sweepLight,
-  toLinear,
-  toSrgb,
 } from './set-dressing.ts';
 
 const W = 800;

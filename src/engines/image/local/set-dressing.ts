@@ -10,27 +10,11 @@
  * layout's angle (0 = from the right, 90 = from above, 180 = from the left), a little in front of
  * the set as a studio key is.
  */
-import { clamp01, hashSeed, prng } from './raster.ts';
+import { clamp01, hashSeed, prng, toLinear, toSrgb } from './raster.ts';
 
 // ---------------------------------------------------------------------------------------------
-// Linear light.
+// Linear light (the sRGB tables are raster.ts's).
 
-const LINEAR = new Float32Array(256);
-for (let i = 0; i < 256; i++) {
-  const c = i / 255;
-  LINEAR[i] = c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-}
-const SRGB_STEPS = 4096;
-const SRGB = new Float32Array(SRGB_STEPS + 1);
-for (let i = 0; i <= SRGB_STEPS; i++) {
-  const l = i / SRGB_STEPS;
-  SRGB[i] = 255 * (l <= 0.0031308 ? 12.92 * l : 1.055 * l ** (1 / 2.4) - 0.055);
-}
-
-/** sRGB byte (0..255, rounded) → linear light 0..1. */
-export const toLinear = (v: number) => LINEAR[v <= 0 ? 0 : v >= 255 ? 255 : (v + 0.5) | 0]!;
-/** Linear light → sRGB level 0..255 (float; above 1 clips to white). */
-export const toSrgb = (l: number) => (l <= 0 ? 0 : l >= 1 ? 255 : SRGB[(l * SRGB_STEPS + 0.5) | 0]!);
 /** Relative luminance of a linear RGB colour. */
 export const lumaLinear = (r: number, g: number, b: number) => 0.2126 * r + 0.7152 * g + 0.0722 * b;
 
