@@ -80,19 +80,43 @@ describe('MCP server (Streamable HTTP, official SDK client)', () => {
   });
 
   it('lists one tool per capability, each with the REST route’s own input schema', async () => {
-    const client = await connect(key);
+    // An agent's context is the budget: the default list (core toolset) stays under 20 KB.
+    const core = (await (await connect(key)).listTools()).tools;
+    expect(JSON.stringify(core).length).toBeLessThan(20_000);
+    const coreNames = core.map((x) => x.name);
+    for (const tool of ROUTE_TOOLS) {
+      if ((tool.toolset ?? 'core') === 'core') expect(coreNames).toContain(tool.name);
+      else expect(coreNames).not.toContain(tool.name);
+    }
+    for (const extra of ['assets_upload_from_url', 'assets_upload_base64', 'get_task', 'wait_for_task']) {
+      expect(coreNames).toContain(extra);
+    }
+    // Toolsets are asked for by name, or all; an unknown one is a 400 naming the member.
+    const some = (await (await connect(key, '/mcp?toolsets=core,webhooks')).listTools()).tools.map((x) => x.name);
+    expect(some).toContain('webhooks_create');
+    expect(some).not.toContain('dna_version_update');
+    const client = await connect(key, '/mcp?toolsets=all');
     const { tools } = await client.listTools();
     const names = tools.map((x) => x.name);
     for (const tool of ROUTE_TOOLS) expect(names).toContain(tool.name);
-    for (const extra of ['assets_upload_from_url', 'assets_upload_base64', 'get_task', 'wait_for_task']) {
-      expect(names).toContain(extra);
-    }
-    // An agent's context is the budget: the whole list stays small.
-    expect(JSON.stringify(tools).length).toBeLessThan(31_000);
+    expect(JSON.stringify(tools).length).toBeLessThan(27_000);
+    const bad = await fetch(`${base}/mcp?toolsets=core,everything`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(await bad.json())).toMatch(/toolsets/);
+    // A tool outside the listed toolsets can still be called (the list is what is offered).
+    expect((await call(await connect(key), 'webhooks_list')).isError).toBe(false);
     // A key sees the tools its role may call: a viewer's agent is offered no writes.
     const viewer = await t.deps.access.addUser({ organizationId: org, name: 'Vi', role: 'viewer' });
     const viewerKey = (await t.deps.access.createKey({ userId: viewer.id, name: 'agent' })).token;
-    const seen = (await (await connect(viewerKey)).listTools()).tools.map((x) => x.name);
+    const seen = (await (await connect(viewerKey, '/mcp?toolsets=all')).listTools()).tools.map((x) => x.name);
     expect(seen).toContain('brands_list');
     expect(seen).toContain('wait_for_task');
     for (const write of ['brands_create', 'scenes_create', 'webhooks_create', 'assets_upload_from_url']) {
@@ -143,7 +167,7 @@ describe('MCP server (Streamable HTTP, official SDK client)', () => {
     const r = await call(await connect(operator.apiKey), 'brands_list', { all_organizations: true });
     expect(r.data.error).toMatchObject({ status: 400, code: 'INVALID_REQUEST', fields: ['all_organizations'] });
     // Both paths serve the same server.
-    const v1 = await connect(key, '/v1/mcp');
+    const v1 = await connect(key, '/v1/mcp?toolsets=all');
     expect((await v1.listTools()).tools).toHaveLength(tools.length);
   });
 
@@ -247,12 +271,12 @@ describe('MCP server (Streamable HTTP, official SDK client)', () => {
   }, 240_000);
 
   it('calls every route tool: each reaches its REST route (its answer or its REST error, with a requestId)', async () => {
-    const client = await connect(key);
+    const client = await connect(key, '/mcp?toolsets=all');
     const { tools } = await client.listTools();
     const brandId = (await ok(client, 'brands_list')).data?.[0]?.id ?? MISSING;
     const sample = (name: string, schema: Json): unknown => {
       if (name === 'brandId') return brandId;
-      if (schema.format === 'uuid') return MISSING;
+      if (name.endsWith('Id')) return MISSING;
       if (schema.enum) return schema.enum[0];
       switch (schema.type) {
         case 'string':

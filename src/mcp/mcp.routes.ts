@@ -5,6 +5,7 @@ import type { AppDeps } from '../app-deps.ts';
 import { chargeAnswer } from '../http/auth.ts';
 import { createMcpServer } from './mcp.server.ts';
 import { invalidParams } from './messages.ts';
+import { parseToolsets, TOOLSETS } from './tools.ts';
 import type { RouteCatalog } from './route-catalog.ts';
 
 /** The paths of the agent-tool endpoint: `/v1/mcp` (with the API's prefix) and `/mcp` (the usual name). */
@@ -43,10 +44,22 @@ export function mcpRoutes(
       resource_name: 'Atelier',
       resource_documentation: `${deps.config.publicUrl}/docs`,
     }));
+    const toolset = `(all|${TOOLSETS.join('|')})`;
+    const querystring = {
+      type: 'object',
+      properties: {
+        toolsets: {
+          type: 'string',
+          maxLength: 200,
+          pattern: `^${toolset}(,${toolset})*$`,
+          description: `The tool groups listed, comma-separated: ${TOOLSETS.join(', ')} or all (default core)`,
+        },
+      },
+    } as const;
     for (const path of MCP_PATHS) {
       // JSON-RPC has its own ids; Idempotency-Key does not apply.
       const config = { permission: 'read', idempotency: false } as const;
-      app.post(path, { config, schema: { hide: true } }, async (request, reply) => {
+      app.post(path, { config, schema: { hide: true, querystring } }, async (request, reply) => {
         if (Array.isArray(request.body)) {
           return reply.code(400).send({
             jsonrpc: '2.0',
@@ -66,6 +79,7 @@ export function mcpRoutes(
           catalog: deps.catalog,
           authorization: request.headers.authorization ?? '',
           role: request.principal?.role ?? 'viewer',
+          toolsets: parseToolsets((request.query as { toolsets?: string }).toolsets),
           fetcher: deps.fetcher,
           version: MCP_SERVER_VERSION,
           ...(deps.pollMs ? { pollMs: deps.pollMs } : {}),

@@ -32,7 +32,9 @@ import {
   inputSchemaOf,
   requestOf,
   ROUTE_TOOLS,
+  DEFAULT_TOOLSETS,
   type RouteTool,
+  type Toolset,
   UnknownArguments,
   VIEW_MEMBER,
 } from './tools.ts';
@@ -51,6 +53,8 @@ export interface McpServerDeps {
   authorization: string;
   /** The caller's role: the tool list shows only the tools it may use. */
   role: string;
+  /** The toolsets listed (the `toolsets` query member; DEFAULT_TOOLSETS when absent). */
+  toolsets?: readonly Toolset[];
   /** The SSRF-safe fetcher (upload from URL). */
   fetcher: Fetcher;
   version: string;
@@ -325,9 +329,12 @@ export function createMcpServer(deps: McpServerDeps): Server {
   const { tools, byName, permissions } = toolCatalog(deps.catalog);
 
   // A key sees the tools its role may call (a viewer's agent is not offered writes it would be refused).
+  // Tools outside the asked-for toolsets are not listed (they can still be called).
+  const listed = deps.toolsets ?? DEFAULT_TOOLSETS;
   const mayUse = (t: Tool) => {
     const permission = permissions.get(t.name);
-    return permission === undefined || can(deps.role, permission as Permission);
+    const inSet = listed.includes(byName.get(t.name)?.tool.toolset ?? 'core');
+    return inSet && (permission === undefined || can(deps.role, permission as Permission));
   };
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.filter(mayUse) }));
 
@@ -444,22 +451,21 @@ function buildToolCatalog(catalog: RouteCatalog) {
       name: tool.name,
       description: tool.about,
       inputSchema: inputSchema as Tool['inputSchema'],
-      // Only what differs from MCP's defaults (not read-only, destructive, open world).
+      // Only what differs from MCP's defaults (not read-only, destructive): reads are read-only,
+      // writes other than DELETE are not destructive.
       annotations:
         tool.method === 'GET'
-          ? { readOnlyHint: true, openWorldHint: false }
-          : {
-              ...(tool.method === 'DELETE' ? {} : { destructiveHint: false }),
-              openWorldHint: tool.name === 'extraction_submit',
-            },
+          ? { readOnlyHint: true }
+          : tool.method === 'DELETE'
+            ? { destructiveHint: true }
+            : { destructiveHint: false },
     })),
     {
       name: 'assets_upload_from_url',
       description:
-        'Put a file that is on the web (a product photo, a logo) into a brand as an asset: fetched by the server (public addresses only, ' +
-        `at most ${MAX_TOOL_UPLOAD_BYTES / 1024 / 1024} MB), then uploaded and processed like any upload. Returns the asset (processing): ` +
-        'wait_for_task(kind "asset") until complete before using it in a generation.',
-      inputSchema: {
+        'Add a file on the web (a product photo, a logo) to a brand as an asset; the server fetches it (public addresses, ' +
+        `at most ${MAX_TOOL_UPLOAD_BYTES / 1024 / 1024} MB). Returns the asset, processing: wait_for_task(kind "asset") before using it.`,
+      inputSchema: agentSchema({
         type: 'object',
         properties: {
           ...UploadBase,
@@ -468,7 +474,7 @@ function buildToolCatalog(catalog: RouteCatalog) {
         },
         required: ['brandId', 'url'],
         additionalProperties: false,
-      } as Tool['inputSchema'],
+      }) as Tool['inputSchema'],
       annotations: { openWorldHint: true },
     },
     {
@@ -476,7 +482,7 @@ function buildToolCatalog(catalog: RouteCatalog) {
       description:
         'Put a file you hold (a product photo) into a brand as an asset, its bytes sent as base64 (at most ' +
         `${MAX_TOOL_UPLOAD_BYTES / 1024 / 1024} MB decoded). Returns the asset (processing): wait_for_task(kind "asset").`,
-      inputSchema: {
+      inputSchema: agentSchema({
         type: 'object',
         properties: {
           ...UploadBase,
@@ -486,22 +492,21 @@ function buildToolCatalog(catalog: RouteCatalog) {
         },
         required: ['brandId', 'fileName', 'contentType', 'dataBase64'],
         additionalProperties: false,
-      } as Tool['inputSchema'],
+      }) as Tool['inputSchema'],
     },
     {
       name: 'get_task',
       description:
-        'Read a pollable resource once: {done, status, resource}. Kinds: asset, extraction, brand_dna_version, scene_forge, ' +
-        'environment_generation, scene_prompt_enhancement, video_group, video_prompt_enhancement.',
-      inputSchema: TaskInput as Tool['inputSchema'],
+        'Read a pollable resource once, without waiting (members as wait_for_task): {done, status, resource}.',
+      inputSchema: agentSchema(TaskInput) as Tool['inputSchema'],
       annotations: { readOnlyHint: true },
     },
     {
       name: 'wait_for_task',
       description:
-        `Wait until a pollable resource is done (completed, ready, complete or failed), at most timeoutSeconds (default ${DEFAULT_WAIT_SECONDS}, ` +
-        `max ${MAX_WAIT_SECONDS}), sending progress notifications; returns {done, status, resource}. When done is false, call it again.`,
-      inputSchema: WaitInput as Tool['inputSchema'],
+        'Wait until a pollable resource is done (completed, ready, complete or failed), with progress notifications; ' +
+        'returns {done, status, resource}. When done is false, call it again.',
+      inputSchema: agentSchema(WaitInput) as Tool['inputSchema'],
       annotations: { readOnlyHint: true },
     },
   ];

@@ -71,8 +71,24 @@ export function progressOf(body: unknown): number {
 
 const KIND_NAMES = Object.keys(TASK_KINDS);
 
+/** get_task's members: wait_for_task's, whose listing explains them (said once in the tool list). */
 export const TaskInput: JsonSchema = {
   type: 'object',
+  properties: {
+    kind: { type: 'string', enum: KIND_NAMES },
+    id: { type: 'string', format: 'uuid' },
+    brandId: { type: 'string', format: 'uuid' },
+    view: VIEW_MEMBER,
+  },
+  required: ['kind', 'id'],
+  additionalProperties: false,
+};
+
+export const MAX_WAIT_SECONDS = 300;
+export const DEFAULT_WAIT_SECONDS = 120;
+
+export const WaitInput: JsonSchema = {
+  ...TaskInput,
   properties: {
     kind: {
       type: 'string',
@@ -86,18 +102,6 @@ export const TaskInput: JsonSchema = {
       description: 'Required for brand_dna_version, scene_prompt_enhancement and video_prompt_enhancement',
     },
     view: VIEW_MEMBER,
-  },
-  required: ['kind', 'id'],
-  additionalProperties: false,
-};
-
-export const MAX_WAIT_SECONDS = 300;
-export const DEFAULT_WAIT_SECONDS = 120;
-
-export const WaitInput: JsonSchema = {
-  ...TaskInput,
-  properties: {
-    ...(TaskInput.properties ?? {}),
     timeoutSeconds: {
       type: 'integer',
       minimum: 1,

@@ -88,11 +88,19 @@ describe('route tools', () => {
       required: ['prompt'],
     }) as Record<string, Record<string, Record<string, unknown>>>;
     expect(compact.properties!.prompt).toEqual({ type: 'string', maxLength: 2500, description: 'What to show.' });
-    expect(compact.properties!.asset).toEqual({ type: ['string', 'null'], format: 'uuid' });
+    // Ids are named for what they are: no uuid format to repeat.
+    expect(compact.properties!.asset).toEqual({ type: ['string', 'null'] });
     expect(compact.properties!.dna).toEqual({ type: 'object', properties: { visual: { type: 'object' } } });
     expect(compact.properties!.files).toMatchObject({ items: { properties: { fileName: { type: 'string' } } } });
     expect(compact.properties!.page).toEqual({ type: 'integer', default: 1 });
     expect(shortText('x'.repeat(200)).length).toBeLessThanOrEqual(90);
+    // A long sentence ends at a clause or a word, never inside one.
+    const long =
+      'true only when every prompt is exactly the enhancedPrompt of a completed enhancement, unchanged by you';
+    expect(shortText(long)).toBe(
+      'true only when every prompt is exactly the enhancedPrompt of a completed enhancement',
+    );
+    expect(shortText(`${'word '.repeat(30)}end.`)).toMatch(/^(word )+word…$/);
   });
 
   it('have unique names, and poll only kinds that exist', () => {

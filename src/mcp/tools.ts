@@ -26,12 +26,34 @@ export interface RouteTool {
   defaults?: Readonly<Record<string, unknown>>;
   /** A list route: the answer is a page, `limit` defaults to LIST_LIMIT. */
   list?: boolean;
+  /** Member → the description the tool gives it instead of the route's (said once, elsewhere). */
+  describe?: Readonly<Record<string, string>>;
+  /** The toolset the tool is listed in (TOOLSETS); `core` unless said. */
+  toolset?: Toolset;
+}
+
+/**
+ * The groups of tools a client may ask to be listed (`/mcp?toolsets=core,dna` or `all`), so an
+ * agent's context holds what it uses. `core`, the default, is what a creative agent does: brands,
+ * assets by URL or base64, URL extraction, Brand DNA runs and their activation, scenes, environments, prompts, videos,
+ * usage and tasks. `uploads` is the three-step signed upload, for clients that PUT bytes
+ * themselves; `dna` curates Brand DNA versions (list, edit, cancel, re-run, delete);
+ * `webhooks` is the integration set-up a developer does once.
+ */
+export const TOOLSETS = ['core', 'uploads', 'dna', 'webhooks'] as const;
+export type Toolset = (typeof TOOLSETS)[number];
+export const DEFAULT_TOOLSETS: readonly Toolset[] = ['core'];
+
+/** `core,webhooks` or `all` → the toolsets; undefined for a name that is not one. */
+export function parseToolsets(value: string | undefined): readonly Toolset[] | undefined {
+  if (value === undefined || value.trim() === '') return DEFAULT_TOOLSETS;
+  const names = value.split(',').map((x) => x.trim());
+  if (names.includes('all')) return TOOLSETS;
+  return names.every((x): x is Toolset => (TOOLSETS as readonly string[]).includes(x)) ? names : undefined;
 }
 
 /** The page size list tools ask for unless the agent names one. */
 export const LIST_LIMIT = 5;
-
-const brand = 'brandId is a brand of your organization (brands_list).';
 
 export const ROUTE_TOOLS: readonly RouteTool[] = [
   // Brands
@@ -73,11 +95,12 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     name: 'assets_list',
     method: 'GET',
     url: '/v1/brands/:brandId/assets',
-    about: `List a brand’s assets, grouped by category, with signed links. ${brand}`,
+    about: 'List a brand’s assets, grouped by category, with signed links.',
     list: true,
   },
   {
     name: 'assets_initiate_upload',
+    toolset: 'uploads',
     method: 'POST',
     url: '/v1/assets/initiate-upload',
     about:
@@ -85,6 +108,7 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
   },
   {
     name: 'assets_confirm_upload',
+    toolset: 'uploads',
     method: 'POST',
     url: '/v1/assets/confirm-upload',
     about:
@@ -93,6 +117,7 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
   },
   {
     name: 'assets_cancel_upload',
+    toolset: 'uploads',
     method: 'POST',
     url: '/v1/assets/cancel-upload/:uploadId',
     about: 'Cancel an upload that was initiated but not confirmed.',
@@ -122,9 +147,10 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
   // Brand DNA
   {
     name: 'dna_versions_list',
+    toolset: 'dna',
     method: 'GET',
     url: '/v1/brands/:brandId/brand-dna/versions',
-    about: `List a brand’s Brand DNA versions. ${brand}`,
+    about: 'List a brand’s Brand DNA versions.',
     list: true,
   },
   {
@@ -132,17 +158,19 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     method: 'POST',
     url: '/v1/brands/:brandId/brand-dna/versions',
     about:
-      'Distill a Brand DNA version (palette, typography, imagery, voice) from assets and/or web pages of the brand. Pending at first: wait_for_task(kind "brand_dna_version", brandId), then dna_version_activate it so generations use it.',
+      'Distill a Brand DNA version (palette, typography, imagery, voice) from the brand’s assets and/or web pages. wait_for_task(kind "brand_dna_version", brandId), then dna_version_activate it: generations use the active one.',
     poll: 'brand_dna_version',
   },
   {
     name: 'dna_version_update',
+    toolset: 'dna',
     method: 'PUT',
     url: '/v1/brands/:brandId/brand-dna/versions/:versionId',
     about: 'Edit a ready Brand DNA version’s fields.',
   },
   {
     name: 'dna_version_delete',
+    toolset: 'dna',
     method: 'DELETE',
     url: '/v1/brands/:brandId/brand-dna/versions/:versionId',
     about: 'Delete a Brand DNA version that is not the active one.',
@@ -155,12 +183,14 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
   },
   {
     name: 'dna_version_cancel',
+    toolset: 'dna',
     method: 'POST',
     url: '/v1/brands/:brandId/brand-dna/versions/:versionId/cancel',
     about: 'Cancel a pending or extracting version (it is deleted).',
   },
   {
     name: 'dna_version_rerun',
+    toolset: 'dna',
     method: 'POST',
     url: '/v1/brands/:brandId/brand-dna/versions/:versionId/rerun',
     about: 'Run a ready or failed version again, optionally with new sources.',
@@ -177,8 +207,11 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     name: 'scenes_create',
     method: 'POST',
     url: '/v1/brands/:brandId/scene-forges',
+    describe: {
+      promptIsEnhanced: 'true only when blendingPrompt is an unchanged optimizedPrompt (scene_prompt_enhance)',
+    },
     about:
-      'Generate product scenes: four variations of the real product (productAssetIds, complete image assets) placed, lit and shadowed on an environment (environmentAssetId) or on a backdrop made from the prompt, each scored. Returns the pending forge: wait_for_task(kind "scene_forge"); each completed variation has `asset.url`.',
+      'Generate four scored scenes of the real product (productAssetIds), placed, lit and shadowed on an environment (environmentAssetId) or a set made from the prompt. Then wait_for_task(kind "scene_forge"); variations get `asset.url`.',
     poll: 'scene_forge',
     defaults: { promptIsEnhanced: false },
   },
@@ -186,7 +219,10 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     name: 'scenes_list',
     method: 'GET',
     url: '/v1/brands/:brandId/scene-forges',
-    about: `List a brand’s scene forges with their variations. ${brand}`,
+    about: 'List a brand’s scene forges with their variations.',
+    // The one sort vocabulary (`sort: "-updatedAt"`); the route's older sortBy/sortOrder pair is not offered.
+    omit: ['sortBy', 'sortOrder'],
+    describe: { sort: '' },
     list: true,
   },
   {
@@ -218,8 +254,9 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     name: 'scene_prompt_enhance',
     method: 'POST',
     url: '/v1/brands/:brandId/scene-forge-prompt-enhancements',
+    describe: { aspectRatio: 'The forge’s aspect ratio: the brief is composed for it' },
     about:
-      'Rewrite a scene prompt into a concrete product-photo brief from the products and the brand. wait_for_task(kind "scene_prompt_enhancement", brandId); send `optimizedPrompt` to scenes_create with promptIsEnhanced true (keep `originalPrompt` to undo).',
+      'Rewrite a scene prompt into a product-photo brief from the products and the brand. wait_for_task(kind "scene_prompt_enhancement", brandId); send `optimizedPrompt` to scenes_create with promptIsEnhanced true.',
     poll: 'scene_prompt_enhancement',
   },
   // Videos
@@ -227,21 +264,30 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     name: 'videos_generate',
     method: 'POST',
     url: '/v1/brands/:brandId/generate-video',
+    describe: { promptIsEnhanced: 'true only when every prompt is an unchanged enhancedPrompt (video_prompt_enhance)' },
     about:
-      'Make videos from a start frame (e.g. a scene variation’s asset) — one per prompt — or, with model video-model-8, from reference images/videos. Camera words in the prompt (push-in, orbit, pan, dolly, crane, tilt, static) set the move. Returns {data:[group]}: wait_for_task(kind "video_group", id = generatedVideosGroupId); each completed variation has `asset.url` (MP4) and `previewUrl`.',
+      'Make videos, one per prompt, from a start frame (a scene variation’s asset) or, with video-model-8, from references. Camera words (push-in, orbit, pan, dolly, crane, tilt, static) set the move. Then wait_for_task(kind "video_group", id = generatedVideosGroupId); variations get `asset.url` (MP4).',
     poll: 'video_group',
   },
   {
     name: 'videos_list',
     method: 'GET',
     url: '/v1/brands/:brandId/generated-videos-groups',
-    about: `List a brand’s video groups. ${brand}`,
+    about: 'List a brand’s video groups.',
+    // The one sort vocabulary (`sort: "-updatedAt"`); the route's older sortBy/sortOrder pair is not offered.
+    omit: ['sortBy', 'sortOrder'],
+    describe: { sort: '' },
     list: true,
   },
   {
     name: 'video_prompt_enhance',
     method: 'POST',
     url: '/v1/brands/:brandId/image-to-video-prompt-enhancements',
+    describe: {
+      model: 'Video model (default video-model-7); what each is for: videos_generate’s model',
+      referenceImageAssetIds: 'video-model-8 only, as in videos_generate',
+      referenceVideoAssetIds: 'video-model-8 only, as in videos_generate',
+    },
     about:
       'Write a video prompt (subject, one camera move, pacing for the duration, transitions, audio cues) for a start frame or references. wait_for_task(kind "video_prompt_enhancement", brandId); send `enhancedPrompt` to videos_generate with promptIsEnhanced true.',
     poll: 'video_prompt_enhancement',
@@ -256,6 +302,7 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
   // Webhook endpoints (admins and owners)
   {
     name: 'webhooks_list',
+    toolset: 'webhooks',
     method: 'GET',
     url: '/v1/webhook-endpoints',
     about: 'List your organization’s webhook endpoints (admins only).',
@@ -263,42 +310,49 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
   },
   {
     name: 'webhooks_create',
+    toolset: 'webhooks',
     method: 'POST',
     url: '/v1/webhook-endpoints',
     about: 'Register a URL for signed events when resources finish; the answer’s `secret` is shown only once.',
   },
   {
     name: 'webhooks_get',
+    toolset: 'webhooks',
     method: 'GET',
     url: '/v1/webhook-endpoints/:endpointId',
     about: 'Read one webhook endpoint.',
   },
   {
     name: 'webhooks_update',
+    toolset: 'webhooks',
     method: 'PATCH',
     url: '/v1/webhook-endpoints/:endpointId',
     about: 'Change a webhook endpoint; events null takes every event.',
   },
   {
     name: 'webhooks_delete',
+    toolset: 'webhooks',
     method: 'DELETE',
     url: '/v1/webhook-endpoints/:endpointId',
     about: 'Delete a webhook endpoint and its log.',
   },
   {
     name: 'webhooks_rotate_secret',
+    toolset: 'webhooks',
     method: 'POST',
     url: '/v1/webhook-endpoints/:endpointId/rotate-secret',
     about: 'New signing secret, shown once; the old one also signs for overlapSeconds.',
   },
   {
     name: 'webhooks_test',
+    toolset: 'webhooks',
     method: 'POST',
     url: '/v1/webhook-endpoints/:endpointId/test',
     about: 'Send a webhook.test event now and say whether it was delivered.',
   },
   {
     name: 'webhooks_deliveries',
+    toolset: 'webhooks',
     method: 'GET',
     url: '/v1/webhook-endpoints/:endpointId/deliveries',
     about: 'A webhook endpoint’s deliveries, newest first.',
@@ -306,10 +360,27 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
   },
 ];
 
-/** The first sentence of a description, at most `max` characters. */
+/**
+ * The first sentence of a description, at most `max` characters: a longer one ends at its last
+ * clause (`;`, `:`, `,`, ` (`) that fits, else at a word, with an ellipsis.
+ */
 export function shortText(text: string, max = 90): string {
-  const first = /^.*?[.!?](?=\s|$)/s.exec(text)?.[0] ?? text;
-  return first.length <= max ? first : `${first.slice(0, max - 1).trimEnd()}…`;
+  // A sentence ends at . ! or ? before a space or the end, but not in "e.g." or "i.e.".
+  const first = /^.*?(?<!\b(?:e\.g|i\.e))[.!?](?=\s|$)/s.exec(text)?.[0] ?? text;
+  if (first.length <= max) return first;
+  const head = first.slice(0, max - 1);
+  // The last clause boundary outside parentheses (a cut list in brackets reads as broken).
+  let clause = -1;
+  for (let i = 0, depth = 0; i < head.length - 1; i++) {
+    const c = head[i];
+    if (c === ' ' && head[i + 1] === '(' && depth === 0) clause = i;
+    if (c === '(') depth++;
+    else if (c === ')') depth = Math.max(0, depth - 1);
+    else if (depth === 0 && (c === ';' || c === ':' || c === ',') && head[i + 1] === ' ') clause = i;
+  }
+  if (clause >= max / 3) return head.slice(0, clause);
+  const word = head.lastIndexOf(' ');
+  return `${(word >= max / 3 ? head.slice(0, word) : head).trimEnd()}…`;
 }
 
 /** Descriptions that only restate the schema's string rules. */
@@ -346,14 +417,18 @@ export function compactSchema(schema: JsonSchema, depth = 0): JsonSchema {
   }
   const out: Record<string, unknown> = {};
   for (const k of KEPT) if (src[k] !== undefined) out[k] = src[k];
+  // Ids are named for what they are (brandId, sceneForgeId); the route checks their form.
+  if (out.format === 'uuid') delete out.format;
   if (src.default !== undefined && typeof src.default !== 'object') {
     out.default = src.default;
     // With a default, the bounds of a page number or size are noise to an agent.
     delete out.minimum;
     delete out.maximum;
   }
-  if (typeof src.description === 'string' && depth <= 1 && !BOILERPLATE.test(src.description)) {
-    out.description = src.enum ? src.description : shortText(src.description);
+  // "Default false" says what a boolean left out means anyway.
+  const said = typeof src.description === 'string' && !/^Default false\.?$/.test(src.description);
+  if (said && depth <= 1 && !BOILERPLATE.test(src.description as string)) {
+    out.description = src.enum ? src.description : shortText(src.description as string);
   }
   if (out.minLength === 1) delete out.minLength;
   if (Array.isArray(alts)) out[src.anyOf ? 'anyOf' : 'oneOf'] = alts.map((a) => compactSchema(a as JsonSchema, depth));
@@ -380,13 +455,13 @@ export const VIEW_MEMBER: JsonSchema = { type: 'string', enum: ['compact', 'full
 
 /**
  * A route's params, query and body members as one flat object schema, less `omit`, with the
- * tool's names (`rename`); members with a default (the route's or the tool's) are optional
+ * tool's names (`rename`) and descriptions (`describe`); members with a default (the route's or the tool's) are optional
  * (throws on a name used twice).
  */
 export function inputSchemaOf(
   route: RouteSchemas,
   extra: Record<string, JsonSchema> = {},
-  tool: Pick<RouteTool, 'omit' | 'rename' | 'defaults'> = {},
+  tool: Pick<RouteTool, 'omit' | 'rename' | 'defaults' | 'describe' | 'list'> = {},
 ): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
@@ -398,7 +473,15 @@ export function inputSchemaOf(
       if (omit.includes(name)) continue;
       const own = nameOf(name);
       if (own in properties) throw new Error(`${route.method} ${route.url}: member "${own}" appears twice`);
-      properties[own] = schema;
+      const description = tool.describe?.[name];
+      const { description: _said, ...rest } = schema as Record<string, unknown>;
+      properties[own] = {
+        // An empty description in `describe` drops the route's (the schema says it all).
+        ...(description === '' ? rest : schema),
+        ...(description ? { description } : {}),
+        // A list tool's page is LIST_LIMIT long unless the agent asks for more (requestOf).
+        ...(tool.list && name === 'limit' ? { default: LIST_LIMIT } : {}),
+      } as JsonSchema;
     }
     for (const name of part.required ?? []) {
       const schema = part.properties[name] as Record<string, unknown> | undefined;
