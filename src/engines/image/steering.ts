@@ -8,12 +8,13 @@
  *
  * - attention_potential: a larger product when it is small; stronger separation from the backdrop
  *   when the product's contrast is low; a calmer backdrop when attention is spread over competing
- *   focal points or clutter; a colour block in the brand colour when the frame is nearly colourless.
+ *   focal points or clutter; brand colour on the set (a painted surface or wall, a coloured prop,
+ *   a wash of light: set-dressing.ts) when the frame is nearly colourless.
  * - conversion: a larger product (the product-visible term wants ~40% of the frame); a calmer
  *   backdrop when cluttered; the centred layout when the product is off every power point or cut by
  *   the frame (smaller when cut); separation when the product is hard to tell from its surround.
- * - brand_awareness: the brand logo when the brand has one and the frame shows none; a colour block
- *   in the brand's colours when little of the frame carries them (not when the product already
+ * - brand_awareness: the brand logo when the brand has one and the frame shows none; brand colour
+ *   accents on the set when little of the frame carries them (not when the product already
  *   does: it would swallow it); a somewhat larger product (prominence, and it keeps the product the
  *   subject next to a logo).
  *
