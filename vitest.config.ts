@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,6 +7,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Every core (vitest's default leaves one idle: on a 2-core CI machine that is one file at a
+    // time). Much of the suite waits on real processes, databases, ffmpeg and sockets, so files
+    // overlap well; files share nothing (own temp dirs, PostgreSQL schemas, Redis prefixes, ports).
+    maxWorkers: Math.max(2, os.availableParallelism()),
     globalSetup: ['test/helpers/global-setup.ts', 'console/test/global-setup.ts'],
     // CI runs the whole suite on a 2-core machine where real processes, databases and timers
     // compete; a test that fails once is run again there (and shows as retried in the report)
