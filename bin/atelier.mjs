@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Package bin: runs the TypeScript CLI through tsx so `npx atelier …` works from a checkout.
-// The Node.js version is checked first, before anything native loads.
+// Package bin: runs the TypeScript CLI (Node.js strips the types itself) so `npx atelier …`
+// works from a checkout. The Node.js version is checked first, before anything native loads.
 import { nodeProblem } from '../scripts/check-node.mjs';
 
 const problem = nodeProblem();
@@ -8,6 +8,4 @@ if (problem) {
   process.stderr.write(`atelier: ${problem}\n`);
   process.exit(1);
 }
-const { register } = await import('tsx/esm/api');
-register();
 await import('../src/main.ts');

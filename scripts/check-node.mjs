@@ -4,7 +4,8 @@
 // Run by `npm install` (preinstall), `npm start`, `npm test` and the `atelier` command.
 import { pathToFileURL } from 'node:url';
 
-export const MINIMUM = '22.12.0';
+// 22.18: the first 22 that runs TypeScript without flags (type stripping), as Atelier's processes do.
+export const MINIMUM = '22.18.0';
 
 /** The refusal for `versions` (process.versions), or undefined when the version is supported. */
 export function nodeProblem(versions = process.versions, minimum = MINIMUM) {

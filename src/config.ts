@@ -233,11 +233,11 @@ export interface S3Settings {
 }
 
 export class ConfigError extends Error {
-  constructor(
-    readonly setting: string,
-    message: string,
-  ) {
+  readonly setting: string;
+
+  constructor(setting: string, message: string) {
     super(`Invalid setting ${setting}: ${message}`);
+    this.setting = setting;
     this.name = 'ConfigError';
   }
 }

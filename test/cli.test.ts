@@ -6,11 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpDir } from './helpers/app.ts';
 
 /**
- * The CLI end to end: real `atelier` processes (`node --import tsx src/main.ts …`) on a temporary
+ * The CLI end to end: real `atelier` processes (`node src/main.ts …`) on a temporary
  * data directory, next to a real `serve` process on the same directory, checked over real HTTP.
  */
 const ROOT = path.resolve(import.meta.dirname, '..');
-const SLOW = 180_000; // each process pays tsx start-up; the machine may be busy
+const SLOW = 180_000; // each process loads the app; the machine may be busy
 
 interface Result {
   code: number | null;
@@ -57,7 +57,7 @@ describe('atelier CLI (real processes)', () => {
   const dataDir = tmpDir('atelier-cli-');
   const env = (extra: Record<string, string> = {}) => cleanEnv({ ATELIER_DATA_DIR: dataDir, ...extra });
   const atelier = (args: string[], extra: Record<string, string> = {}) =>
-    collect(spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env: env(extra) }));
+    collect(spawn(process.execPath, ['src/main.ts', ...args], { cwd: ROOT, env: env(extra) }));
   /** Runs an admin command that must succeed with --json; returns the parsed output. */
   async function admin<T = Record<string, unknown>>(...args: string[]): Promise<T> {
     const r = await atelier(['admin', ...args, '--json']);
@@ -76,7 +76,7 @@ describe('atelier CLI (real processes)', () => {
   beforeAll(async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+    server = spawn(process.execPath, ['src/main.ts', 'serve'], {
       cwd: ROOT,
       env: env({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ATELIER_LOG_FORMAT: 'pretty' }),
     });
@@ -267,7 +267,7 @@ describe('atelier CLI (real processes)', () => {
 
       const child = spawn(
         process.execPath,
-        ['--import', 'tsx', 'src/main.ts', 'admin', 'user', 'set-password', user.id],
+        ['src/main.ts', 'admin', 'user', 'set-password', user.id],
         {
           cwd: ROOT,
           env: env(),

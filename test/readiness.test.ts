@@ -90,7 +90,7 @@ describe('the bucket at start (S3_CREATE_BUCKET)', () => {
   it('`serve` refuses to start on a missing bucket with that one line, exit 1', async () => {
     // Not spawnSync: the S3 server answering the child runs in this process.
     const root = path.resolve(import.meta.dirname, '..');
-    const r = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+    const r = await promisify(execFile)(process.execPath, ['src/main.ts', 'serve'], {
       cwd: root,
       timeout: 60_000,
       env: {

@@ -33,9 +33,9 @@ describe('scripts/guarded', () => {
 });
 
 describe('scripts/check-node.mjs (the Node.js version gate)', () => {
-  it('refuses Node.js 20 and 22.11 with one line naming the running and the required version and the fix', async () => {
+  it('refuses Node.js 20 and 22.17 with one line naming the running and the required version and the fix', async () => {
     const { nodeProblem, MINIMUM } = await import('../scripts/check-node.mjs');
-    for (const node of ['20.20.2', '22.11.9', '18.0.0']) {
+    for (const node of ['20.20.2', '22.11.9', '22.17.1', '18.0.0']) {
       const problem = nodeProblem({ node } as NodeJS.ProcessVersions);
       expect(problem).toMatch(new RegExp(`needs Node.js ${MINIMUM.replaceAll('.', '\\.')} or newer`));
       expect(problem).toContain(`this is Node.js ${node}`);
@@ -43,7 +43,7 @@ describe('scripts/check-node.mjs (the Node.js version gate)', () => {
       expect(problem).toContain('scripts/node 24 npm start');
       expect(problem).not.toContain('\n');
     }
-    for (const node of ['22.12.0', '22.23.3', '24.21.0', '25.0.0']) {
+    for (const node of ['22.18.0', '22.23.3', '24.21.0', '25.0.0']) {
       expect(nodeProblem({ node } as NodeJS.ProcessVersions)).toBeUndefined();
     }
   });
@@ -54,7 +54,7 @@ describe('scripts/check-node.mjs (the Node.js version gate)', () => {
     };
     expect(pkg.scripts.preinstall).toBe('node scripts/check-node.mjs');
     for (const s of ['start', 'test', 'atelier']) expect(pkg.scripts[s]).toMatch(/^node scripts\/check-node\.mjs && /);
-    expect(fs.readFileSync(path.join(ROOT, 'bin/atelier.mjs'), 'utf8')).toMatch(/nodeProblem\(\)[\s\S]*import\('tsx/);
+    expect(fs.readFileSync(path.join(ROOT, 'bin/atelier.mjs'), 'utf8')).toMatch(/nodeProblem\(\)[\s\S]*import\('\.\.\/src\/main\.ts'\)/);
     const r = spawnSync(process.execPath, ['scripts/check-node.mjs'], { cwd: ROOT, encoding: 'utf8' });
     expect(r.status).toBe(0);
     expect(r.stderr).toBe('');

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpDir } from './helpers/app.ts';
 
 /**
- * `atelier admin webhook …` as real processes (`node --import tsx src/main.ts …`) on a temporary
+ * `atelier admin webhook …` as real processes (`node src/main.ts …`) on a temporary
  * data directory, against a local receiver. The CLI uses the app's SSRF-safe fetcher: a loopback
  * receiver is refused unless ATELIER_ALLOW_PRIVATE_FETCH is on.
  */
@@ -48,7 +48,7 @@ describe('atelier admin webhook (real processes)', () => {
   const dataDir = tmpDir('atelier-webhook-cli-');
   const atelier = (args: string[], extra: Record<string, string> = {}) =>
     collect(
-      spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+      spawn(process.execPath, ['src/main.ts', ...args], {
         cwd: ROOT,
         env: cleanEnv({ ATELIER_DATA_DIR: dataDir, ...extra }),
       }),

@@ -6,14 +6,23 @@ import { Type } from 'typebox';
  * including Fastify's own and unexpected ones, into this shape.
  */
 export class AppError extends Error {
+  readonly statusCode: number;
+  readonly code: string;
+  readonly details?: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
+
   constructor(
-    readonly statusCode: number,
-    readonly code: string,
+    statusCode: number,
+    code: string,
     message: string,
-    readonly details?: Record<string, unknown>,
-    readonly headers?: Record<string, string>,
+    details?: Record<string, unknown>,
+    headers?: Record<string, string>,
   ) {
     super(message);
+    this.statusCode = statusCode;
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
     this.name = 'AppError';
   }
 }

@@ -159,11 +159,11 @@ export class UnknownJobError extends Error {
 }
 
 export class JobPayloadError extends Error {
-  constructor(
-    jobName: string,
-    readonly fields: { field: string; message: string }[],
-  ) {
+  readonly fields: { field: string; message: string }[];
+
+  constructor(jobName: string, fields: { field: string; message: string }[]) {
     super(`invalid payload for job "${jobName}": ${fields.map((f) => `${f.field} ${f.message}`).join('; ')}`);
+    this.fields = fields;
     this.name = 'JobPayloadError';
   }
 }

@@ -507,21 +507,26 @@ export interface RouteRequest {
 
 /** Arguments a tool does not take (the route would not either). */
 export class UnknownArguments extends Error {
-  constructor(
-    readonly names: string[],
-    readonly accepted: string[],
-  ) {
+  readonly names: string[];
+  readonly accepted: string[];
+
+  constructor(names: string[], accepted: string[]) {
     super(
       `Unknown argument${names.length > 1 ? 's' : ''} ${names.join(', ')}; this tool takes ${accepted.join(', ') || 'no arguments'}`,
     );
+    this.names = names;
+    this.accepted = accepted;
     this.name = 'UnknownArguments';
   }
 }
 
 /** A path parameter that cannot be one (empty, a dot segment, not text). */
 export class BadPathArgument extends Error {
-  constructor(readonly field: string) {
+  readonly field: string;
+
+  constructor(field: string) {
     super(`${field} must be an id (a non-empty string that is not "." or "..")`);
+    this.field = field;
     this.name = 'BadPathArgument';
   }
 }

@@ -15,7 +15,7 @@ import { atelier, cleanEnv, healthy, kill, type Proc, run, workerReady } from '.
 import { withScaledStack } from '../helpers/scaled.ts';
 
 /**
- * Crash safety of asset processing, with real processes (`node --import tsx src/main.ts …`):
+ * Crash safety of asset processing, with real processes (`node src/main.ts …`):
  * files are uploaded and confirmed, the process doing the processing is killed with SIGKILL while
  * jobs run, another is started on the same data, and every asset must end `complete` exactly once
  * (version 2: one processing result written; one thumbnail; the original's bytes intact).

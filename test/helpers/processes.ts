@@ -3,7 +3,7 @@ import path from 'node:path';
 import { eventually } from './assets.ts';
 
 /**
- * Atelier as real processes (`node --import tsx src/main.ts …`, on the Node.js running the tests),
+ * Atelier as real processes (`node src/main.ts …`, on the Node.js running the tests),
  * for the end-to-end tests that kill, stop and restart servers and workers.
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -34,7 +34,7 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 export function atelier(args: string[], env: NodeJS.ProcessEnv): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env });
+  const child = spawn(process.execPath, ['src/main.ts', ...args], { cwd: ROOT, env });
   let out = '';
   let stdout = '';
   const keep = (d: Buffer) => {

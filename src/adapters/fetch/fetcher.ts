@@ -33,16 +33,17 @@ export type FetchErrorCode =
  * resolved (only what the caller or a redirect gave). `cause` may: keep it to server logs.
  */
 export class FetchError extends Error {
-  constructor(
-    readonly code: FetchErrorCode,
-    message: string,
-    /** The URL of the hop that failed (without credentials), when there is one. */
-    readonly url?: string,
-    /** The HTTP status, for HTTP_ERROR. */
-    readonly status?: number,
-    options?: { cause?: unknown },
-  ) {
+  readonly code: FetchErrorCode;
+  /** The URL of the hop that failed (without credentials), when there is one. */
+  readonly url?: string;
+  /** The HTTP status, for HTTP_ERROR. */
+  readonly status?: number;
+
+  constructor(code: FetchErrorCode, message: string, url?: string, status?: number, options?: { cause?: unknown }) {
     super(message, options);
+    this.code = code;
+    this.url = url;
+    this.status = status;
     this.name = 'FetchError';
   }
 }

@@ -45,11 +45,11 @@ export interface IsolateOptions {
 
 /** A parser's own failure, with the library's error name (PasswordException, InvalidPDFException, ...). */
 export class ParserFailure extends Error {
-  constructor(
-    readonly parserError: string,
-    message: string,
-  ) {
+  readonly parserError: string;
+
+  constructor(parserError: string, message: string) {
     super(message);
+    this.parserError = parserError;
     this.name = 'ParserFailure';
   }
 

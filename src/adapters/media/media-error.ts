@@ -15,13 +15,13 @@ export type MediaErrorCode =
   | 'TIMEOUT';
 
 export class MediaError extends Error {
-  constructor(
-    readonly code: MediaErrorCode,
-    message: string,
-    readonly details?: Record<string, unknown>,
-    options?: { cause?: unknown },
-  ) {
+  readonly code: MediaErrorCode;
+  readonly details?: Record<string, unknown>;
+
+  constructor(code: MediaErrorCode, message: string, details?: Record<string, unknown>, options?: { cause?: unknown }) {
     super(message, options);
+    this.code = code;
+    this.details = details;
     this.name = 'MediaError';
   }
 }

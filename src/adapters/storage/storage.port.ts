@@ -109,11 +109,11 @@ export type StorageErrorCode =
 
 /** The one error type adapters throw for conditions callers handle; anything else is unexpected. */
 export class StorageError extends Error {
-  constructor(
-    readonly code: StorageErrorCode,
-    message: string,
-  ) {
+  readonly code: StorageErrorCode;
+
+  constructor(code: StorageErrorCode, message: string) {
     super(message);
+    this.code = code;
     this.name = 'StorageError';
   }
 }

@@ -20,10 +20,13 @@ export class Ctx {
   json = false;
   profile: string | undefined;
 
-  constructor(
-    readonly io: Io,
-    readonly env: NodeJS.ProcessEnv,
-  ) {}
+  readonly io: Io;
+  readonly env: NodeJS.ProcessEnv;
+
+  constructor(io: Io, env: NodeJS.ProcessEnv) {
+    this.io = io;
+    this.env = env;
+  }
 
   /** The SDK client, configured on first use (so usage errors never need a server). */
   get atelier(): Atelier {
@@ -79,8 +82,11 @@ export class Ctx {
 
 /** `--help` on a command: print its usage, exit 0. */
 export class HelpRequested extends Error {
-  constructor(readonly usage: string) {
+  readonly usage: string;
+
+  constructor(usage: string) {
     super(usage);
+    this.usage = usage;
   }
 }
 

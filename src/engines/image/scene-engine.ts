@@ -170,12 +170,11 @@ export interface SceneEngine {
 
 /** A failure the variation reports as GENERATION_FAILED with this message (never a 500). */
 export class GenerationError extends Error {
-  constructor(
-    message: string,
-    readonly retryable = false,
-    options?: { cause?: unknown },
-  ) {
+  readonly retryable: boolean;
+
+  constructor(message: string, retryable = false, options?: { cause?: unknown }) {
     super(message, options);
+    this.retryable = retryable;
     this.name = 'GenerationError';
   }
 }

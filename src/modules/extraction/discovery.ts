@@ -124,10 +124,10 @@ export class Discovery {
   readonly siteNames: string[] = [];
   jsonLdName: string | undefined;
 
-  constructor(
-    readonly $: CheerioAPI,
-    pageUrl: string,
-  ) {
+  readonly $: CheerioAPI;
+
+  constructor($: CheerioAPI, pageUrl: string) {
+    this.$ = $;
     this.base = pageUrl;
     this.page = {
       url: pageUrl,

@@ -49,11 +49,11 @@ export type PageErrorCode = 'BLOCKED_ADDRESS' | 'PAGE_UNREACHABLE' | 'PAGE_HTTP_
 
 /** The page itself could not be used: the run fails with this code and message. */
 export class PageError extends Error {
-  constructor(
-    readonly code: PageErrorCode,
-    message: string,
-  ) {
+  readonly code: PageErrorCode;
+
+  constructor(code: PageErrorCode, message: string) {
     super(message);
+    this.code = code;
     this.name = 'PageError';
   }
 }

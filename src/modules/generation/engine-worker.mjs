@@ -1,8 +1,5 @@
 // The engine worker thread's entry (src/adapters/workers/thread-pool.ts): plain JavaScript that
-// registers tsx, then hands each task to ./engine-tasks.ts.
-import { register } from 'tsx/esm/api';
-
-register();
+// hands each task to ./engine-tasks.ts (Node.js strips its types, as it does for the server's).
 const tasks = import('./engine-tasks.ts');
 
 export default async function run({ task, payload }) {

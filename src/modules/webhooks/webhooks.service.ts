@@ -102,8 +102,11 @@ export interface FieldProblem {
 
 /** Input that cannot be stored: 400 naming the members over HTTP; the CLI prints the message. */
 export class WebhookInputError extends AccessError {
-  constructor(readonly problems: FieldProblem[]) {
+  readonly problems: FieldProblem[];
+
+  constructor(problems: FieldProblem[]) {
     super(problems.map((p) => `${p.field} ${p.message}`).join('; '));
+    this.problems = problems;
   }
 }
 
@@ -116,8 +119,11 @@ export class EndpointNotFoundError extends AccessError {
 
 /** Too many endpoints in the organization (API only): 409 over HTTP. */
 export class EndpointLimitError extends AccessError {
-  constructor(readonly limit: number) {
+  readonly limit: number;
+
+  constructor(limit: number) {
     super(`an organization may have at most ${limit} webhook endpoints: remove one first`);
+    this.limit = limit;
   }
 }
 
