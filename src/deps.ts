@@ -1,10 +1,5 @@
 import type { Config } from './config.ts';
-import { type Clock, systemClock } from './clock.ts';
-import { type Database, openDatabase } from './adapters/db/database.ts';
-import { createReadCache } from './adapters/db/read-cache.ts';
-import { loadPlanCatalog, type PlanCatalog } from './modules/usage/plans.ts';
-import { createAccessRepo } from './modules/access/access.repo.ts';
-import { createAccessService } from './modules/access/access.service.ts';
+import { type CoreOverrides, openCore, openJobs } from './core-deps.ts';
 import { createKeyUsageTracker } from './modules/access/key-usage.ts';
 import { createUsageLedger } from './modules/usage/usage.ledger.ts';
 import { createMemoryRateLimiter, type RateLimiter } from './http/rate-limit.ts';
@@ -15,8 +10,7 @@ import { openObjectStorage } from './adapters/storage/storage.ts';
 import type { ObjectStorage } from './adapters/storage/storage.port.ts';
 import { createFetcher, type Fetcher } from './adapters/fetch/fetcher.ts';
 import { createLogger } from './adapters/log/logger.ts';
-import { createJobSystem, type JobSystemTuning } from './jobs/job-system.ts';
-import type { JobSystem, StartOptions } from './jobs/types.ts';
+import type { StartOptions } from './jobs/types.ts';
 import type { AppDeps } from './app-deps.ts';
 import { createAssetsModule } from './modules/assets/assets.module.ts';
 import { createExtractionModule } from './modules/extraction/extraction.module.ts';
@@ -42,20 +36,12 @@ import { redisTransport } from './events/redis-transport.ts';
 import { createWebhooksModule } from './modules/webhooks/webhooks.module.ts';
 import { createConsoleModule } from './modules/console/console.module.ts';
 
-export interface DepsOverrides {
-  clock?: Clock;
-  db?: Database;
-  plans?: PlanCatalog;
+export interface DepsOverrides extends CoreOverrides {
   rateLimiter?: RateLimiter;
   byteLimiter?: RateLimiter;
   storage?: ObjectStorage;
-  jobs?: JobSystem;
   /** Outbound fetcher (tests: an address policy that allows one local server). */
   fetcher?: Fetcher;
-  /** Job driver tuning (tests: short grace and leases, their own Redis prefix). */
-  jobTuning?: JobSystemTuning;
-  /** PostgreSQL schema (tests). */
-  pgSchema?: string;
 }
 
 export type Deps = AppDeps & {
@@ -65,26 +51,7 @@ export type Deps = AppDeps & {
 
 /** Opens the database (and runs migrations), loads plans and wires the shared services. */
 export async function createDeps(config: Config, o: DepsOverrides = {}): Promise<Deps> {
-  const clock = o.clock ?? systemClock;
-  const plans = o.plans ?? loadPlanCatalog(config.plansFile);
-  const db =
-    o.db ??
-    (await openDatabase({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      pgPoolSize: config.pg.poolSize,
-      pgTimeouts: config.pg,
-      ...(o.pgSchema ? { pgSchema: o.pgSchema } : {}),
-    }));
-  try {
-    await db.migrate();
-  } catch (err) {
-    await db.close();
-    throw err;
-  }
-  const repo = createAccessRepo(db);
-  const readCache = createReadCache(db);
-  const access = createAccessService({ repo, clock, plans, env: config.env, cache: readCache });
+  const { clock, plans, db, repo, readCache, access } = await openCore(config, o);
   const keyUsage = createKeyUsageTracker(repo, clock);
   const rateLimiter =
     o.rateLimiter ??
@@ -110,20 +77,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     ...(redisReady ? [redisReady] : []),
     storageCheck(storage),
   ];
-  // Every process builds the job system and registers every job (API nodes validate payloads at
-  // enqueue); only `serve` without --no-workers and `worker` start consuming (startWorkers).
-  const jobs =
-    o.jobs ??
-    createJobSystem(
-      config,
-      { db, logger: createLogger(config).child({ component: 'jobs' }) },
-      {
-        prefix: config.queuePrefix,
-        leaseMs: config.jobLeaseMs,
-        queueConcurrency: { webhooks: config.webhooks.concurrency },
-        ...o.jobTuning,
-      },
-    );
+  const jobs = openJobs(config, db, o);
   const assetsModule = createAssetsModule({ db, storage, jobs, clock, config, changes });
   jobs.register(...assetsModule.jobs);
   const fetcher = o.fetcher ?? createFetcher({ allowPrivate: config.allowPrivateFetch });

@@ -1,13 +1,13 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { ADMIN_USAGE, runAdmin } from './cli/admin.ts';
 import { UsageError } from './cli/args.ts';
+import { databaseMismatch, databaseOf, InstallMismatch, linkBaseUrl, readServerInfo } from './cli/server-info.ts';
 import { CLIENT_USAGE, isClientCommand } from './cli/client/commands.ts';
 import { AccessError } from './modules/access/access.errors.ts';
 import { isStorageError } from './adapters/storage/storage.port.ts';
 
-// deps.ts and cli/serve.ts load the whole app (engines, SDKs): imported on use, so `--help`,
-// bad usage and invalid settings answer at once.
-const loadDeps = () => import('./deps.ts');
+// The server's modules (cli/serve.ts, cli/worker.ts; admin-deps.ts for admin) are imported on use,
+// so `--help`, bad usage and invalid settings answer at once.
 
 const USAGE = `Usage: atelier <command>
   serve [--no-workers]   run the API (default port 8080)
@@ -39,20 +39,26 @@ async function main(argv: string[]): Promise<number> {
       await (await import('./cli/worker.ts')).worker(config, rest);
       return -1; // keep running until SIGTERM
     case 'migrate': {
-      const deps = await (await loadDeps()).createDeps(config);
-      await deps.close();
-      process.stdout.write('Migrations applied.\n');
+      // The database alone: no queue, no change feed (a Redis subscription would only warn here).
+      const { db } = await (await import('./core-deps.ts')).openCore(config);
+      await db.close();
+      process.stdout.write(`Migrations applied (${databaseOf(config)}).\n`);
       return 0;
     }
     case 'admin': {
-      const { linkBaseUrl } = await import('./cli/serve.ts');
+      const server = readServerInfo(config);
+      const mismatch = databaseMismatch(databaseOf(config), server);
+      if (mismatch) throw new InstallMismatch(mismatch);
       const publicUrl = linkBaseUrl(config, process.env);
-      const deps = await (await loadDeps()).createDeps({ ...config, publicUrl, logLevel: 'silent' });
+      const { createAdminDeps } = await import('./admin-deps.ts');
+      const deps = await createAdminDeps({ ...config, publicUrl, logLevel: 'silent' });
       try {
         await runAdmin(rest, deps, (line) => process.stdout.write(`${line}\n`));
       } finally {
         await deps.close();
       }
+      // Which database the command used, on stderr (stdout stays the answer, JSON with --json).
+      process.stderr.write(`atelier admin: database ${databaseOf(config)}\n`);
       return 0;
     }
     default:
@@ -65,7 +71,12 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err: unknown) => {
-    if (err instanceof ConfigError || err instanceof AccessError || isStorageError(err)) {
+    if (
+      err instanceof ConfigError ||
+      err instanceof AccessError ||
+      err instanceof InstallMismatch ||
+      isStorageError(err)
+    ) {
       process.stderr.write(`atelier: ${err.message}\n`);
       process.exitCode = 1;
     } else if (err instanceof UsageError) {

@@ -133,6 +133,17 @@ describe('atelier CLI (real processes)', () => {
       expect(await statusWith(`${out.apiKey.slice(0, -1)}${out.apiKey.endsWith('x') ? 'y' : 'x'}`)).toBe(401);
       const banner = await atelier(['admin', 'bootstrap']);
       expect(banner.stdout).toMatch(/API key \(shown once, store it now\): atl_dev_/);
+      // The command says which database it wrote to (stderr: stdout stays the answer)…
+      expect(r.stderr).toBe(`atelier admin: database SQLite ${path.join(dataDir, 'atelier.db')}\n`);
+      // …and refuses one the running server of this install does not use (a terminal with another
+      // DATABASE_URL, or without the server's), before touching it.
+      const elsewhere = await atelier(['admin', 'bootstrap', '--json'], {
+        DATABASE_URL: 'postgres://nobody@127.0.0.1:1/elsewhere',
+      });
+      expect(elsewhere.code).toBe(1);
+      expect(elsewhere.stdout).toBe('');
+      expect(elsewhere.stderr).toContain('would use PostgreSQL postgres://127.0.0.1:1/elsewhere');
+      expect(elsewhere.stderr).toContain(`uses SQLite ${path.join(dataDir, 'atelier.db')}`);
     },
     SLOW,
   );

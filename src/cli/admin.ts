@@ -1,4 +1,4 @@
-import type { Deps } from '../deps.ts';
+import type { AdminDeps } from '../admin-deps.ts';
 import { AccessError } from '../modules/access/access.errors.ts';
 import type { WebhookDelivery } from '../modules/webhooks/webhooks.service.ts';
 import { parse, parseDuration, parseExpiry, positional, UsageError } from './args.ts';
@@ -50,7 +50,7 @@ async function readLineFromStdin(): Promise<string> {
 /** Runs one `atelier admin …` command against the shared services; prints to `out`. */
 export async function runAdmin(
   argv: string[],
-  deps: Deps,
+  deps: AdminDeps,
   out: Out,
   readLine: () => Promise<string> = readLineFromStdin,
 ): Promise<void> {
@@ -139,7 +139,7 @@ export async function runAdmin(
       if (!user.email || values.invite === false) {
         return print(values.json, user, user.email ? added : `${added}\n(no --email: no console invite)`);
       }
-      let invite: Awaited<ReturnType<Deps['console']['createInvite']>>;
+      let invite: Awaited<ReturnType<AdminDeps['console']['createInvite']>>;
       try {
         invite = await deps.console.createInvite(user.id);
       } catch (err) {
@@ -262,7 +262,7 @@ const deliveryLine = (d: WebhookDelivery) =>
   }${d.status === 'pending' && d.nextAttemptAt ? `  next=${d.nextAttemptAt}` : ''}${d.lastError ? `  error="${d.lastError}"` : ''}  ${d.id}`;
 
 /** `atelier admin webhook …`: the operator's signed webhook endpoints (src/modules/webhooks). */
-async function runWebhook(action: string | undefined, rest: string[], deps: Deps, print: Print): Promise<void> {
+async function runWebhook(action: string | undefined, rest: string[], deps: AdminDeps, print: Print): Promise<void> {
   const { webhooks } = deps;
   const { values, positionals } = parse(rest, {
     org: { type: 'string' },

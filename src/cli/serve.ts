@@ -1,8 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Config } from '../config.ts';
 import { buildApp } from '../app.ts';
 import { createDeps } from '../deps.ts';
+import { recordServerInfo } from './server-info.ts';
 
 /** `atelier serve`: the API (and, unless --no-workers, the in-process job workers). */
 export async function serve(config: Config, opts: { workers: boolean }): Promise<void> {
@@ -28,11 +27,11 @@ export async function serve(config: Config, opts: { workers: boolean }): Promise
   process.once('SIGINT', () => void shutdown('SIGINT'));
   await app.listen({ port: config.port, host: config.host });
   // The admin CLI makes links (console invites) with the running server's public URL.
+  // …and the database it uses, so an admin command on another database is refused (server-info.ts).
   try {
-    fs.mkdirSync(config.dataDir, { recursive: true });
-    fs.writeFileSync(serverInfoFile(config), JSON.stringify({ publicUrl: config.publicUrl }));
+    recordServerInfo(config);
   } catch (err) {
-    app.log.warn({ err }, 'could not record the public URL for the admin CLI');
+    app.log.warn({ err }, 'could not record the public URL and database for the admin CLI');
   }
   if (opts.workers) await deps.startWorkers();
   const orgs = await deps.access.listOrganizations();
@@ -49,21 +48,4 @@ export async function serve(config: Config, opts: { workers: boolean }): Promise
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
-}
-
-/** Where `serve` records what the admin CLI needs to know of it (its public URL). */
-export const serverInfoFile = (config: Pick<Config, 'dataDir'>) => path.join(config.dataDir, 'server.json');
-
-/**
- * The public URL for links the admin CLI prints: ATELIER_PUBLIC_URL when this command has it,
- * else the one the server running on the same data folder recorded, else the default.
- */
-export function linkBaseUrl(config: Pick<Config, 'dataDir' | 'publicUrl'>, env: NodeJS.ProcessEnv): string {
-  if (env.ATELIER_PUBLIC_URL) return config.publicUrl;
-  try {
-    const info = JSON.parse(fs.readFileSync(serverInfoFile(config), 'utf8')) as { publicUrl?: unknown };
-    return typeof info.publicUrl === 'string' ? info.publicUrl : config.publicUrl;
-  } catch {
-    return config.publicUrl;
-  }
 }

@@ -1,0 +1,70 @@
+import { type Database, openDatabase } from './adapters/db/database.ts';
+import { createReadCache } from './adapters/db/read-cache.ts';
+import { createLogger } from './adapters/log/logger.ts';
+import { type Clock, systemClock } from './clock.ts';
+import type { Config } from './config.ts';
+import { createJobSystem, type JobSystemTuning } from './jobs/job-system.ts';
+import type { JobSystem } from './jobs/types.ts';
+import { createAccessRepo } from './modules/access/access.repo.ts';
+import { createAccessService } from './modules/access/access.service.ts';
+import { loadPlanCatalog, type PlanCatalog } from './modules/usage/plans.ts';
+
+/** What the composition roots (deps.ts, admin-deps.ts) may be given instead of making it. */
+export interface CoreOverrides {
+  clock?: Clock;
+  db?: Database;
+  plans?: PlanCatalog;
+  jobs?: JobSystem;
+  /** Job driver tuning (tests: short grace and leases, their own Redis prefix). */
+  jobTuning?: JobSystemTuning;
+  /** PostgreSQL schema (tests). */
+  pgSchema?: string;
+}
+
+/**
+ * What every process opens first: the clock, the plans, the database (migrated) and the access
+ * service over it. The full server (deps.ts) and the admin commands (admin-deps.ts) build on it.
+ */
+export async function openCore(config: Config, o: CoreOverrides = {}) {
+  const clock = o.clock ?? systemClock;
+  const plans = o.plans ?? loadPlanCatalog(config.plansFile);
+  const db =
+    o.db ??
+    (await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      pgPoolSize: config.pg.poolSize,
+      pgTimeouts: config.pg,
+      ...(o.pgSchema ? { pgSchema: o.pgSchema } : {}),
+    }));
+  try {
+    await db.migrate();
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  const repo = createAccessRepo(db);
+  const readCache = createReadCache(db);
+  const access = createAccessService({ repo, clock, plans, env: config.env, cache: readCache });
+  return { clock, plans, db, repo, readCache, access };
+}
+
+/**
+ * The job system the settings ask for. Every process builds it and registers the jobs it may
+ * enqueue (payloads are checked at enqueue); only `serve` and `worker` start consuming.
+ */
+export function openJobs(config: Config, db: Database, o: Pick<CoreOverrides, 'jobs' | 'jobTuning'> = {}): JobSystem {
+  return (
+    o.jobs ??
+    createJobSystem(
+      config,
+      { db, logger: createLogger(config).child({ component: 'jobs' }) },
+      {
+        prefix: config.queuePrefix,
+        leaseMs: config.jobLeaseMs,
+        queueConcurrency: { webhooks: config.webhooks.concurrency },
+        ...o.jobTuning,
+      },
+    )
+  );
+}
