@@ -276,14 +276,10 @@ describe('atelier CLI (real processes)', () => {
       const again = await admin<{ inviteUrl: string }>('user', 'invite', user.id);
       expect(again.inviteUrl).not.toBe(user.inviteUrl);
 
-      const child = spawn(
-        process.execPath,
-        ['src/main.ts', 'admin', 'user', 'set-password', user.id],
-        {
-          cwd: ROOT,
-          env: env(),
-        },
-      );
+      const child = spawn(process.execPath, ['src/main.ts', 'admin', 'user', 'set-password', user.id], {
+        cwd: ROOT,
+        env: env(),
+      });
       child.stdin?.end('a brand new passphrase\n');
       const set = await collect(child);
       expect(set.code, set.stderr).toBe(0);

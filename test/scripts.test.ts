@@ -54,7 +54,9 @@ describe('scripts/check-node.mjs (the Node.js version gate)', () => {
     };
     expect(pkg.scripts.preinstall).toBe('node scripts/check-node.mjs');
     for (const s of ['start', 'test', 'atelier']) expect(pkg.scripts[s]).toMatch(/^node scripts\/check-node\.mjs && /);
-    expect(fs.readFileSync(path.join(ROOT, 'bin/atelier.mjs'), 'utf8')).toMatch(/nodeProblem\(\)[\s\S]*import\('\.\.\/src\/main\.ts'\)/);
+    expect(fs.readFileSync(path.join(ROOT, 'bin/atelier.mjs'), 'utf8')).toMatch(
+      /nodeProblem\(\)[\s\S]*import\('\.\.\/src\/main\.ts'\)/,
+    );
     const r = spawnSync(process.execPath, ['scripts/check-node.mjs'], { cwd: ROOT, encoding: 'utf8' });
     expect(r.status).toBe(0);
     expect(r.stderr).toBe('');
