@@ -72,7 +72,21 @@ function openSqlite(file: string): Database {
   const { database, state } = instrumented(native);
   const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: database as never }) });
   const dataVersion = native.prepare('PRAGMA data_version').pluck();
-  return wrap(kysely, 'sqlite', undefined, () => `${dataVersion.get() as number}:${state.writes}`);
+  // Other connections' commits (data_version) are read once per turn of the event loop, not at
+  // every cached read (a request makes two: its key, then its resource): a commit by another
+  // process is seen from the next turn on. This process's own writes count at once (state.writes).
+  let version: number | undefined;
+  const forget = () => {
+    version = undefined;
+  };
+  const otherCommits = () => {
+    if (version === undefined) {
+      version = dataVersion.get() as number;
+      setImmediate(forget);
+    }
+    return version;
+  };
+  return wrap(kysely, 'sqlite', undefined, () => `${otherCommits()}:${state.writes}`);
 }
 
 /**

@@ -4,7 +4,8 @@ import type { Database } from './database.ts';
  * A process-local cache of hot reads (API key lookups, resources polled by id) that is never
  * stale: each entry remembers the database generation it was read at, and any committed write —
  * from this process or another one sharing the SQLite file (the admin CLI revoking a key) —
- * changes the generation, so the next read goes to the database again. On PostgreSQL there is no
+ * changes the generation, so the next read goes to the database again (another process's commit
+ * from the next turn of the event loop: database.ts looks for them once a turn). On PostgreSQL there is no
  * generation and every read goes to the database.
  *
  * Values are shared between callers: they must be treated as read-only.
