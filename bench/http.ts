@@ -8,7 +8,7 @@
  * process, does not share an event loop with them.
  *
  *   npm run bench                        # every bench/*.ts
- *   npx tsx bench/http.ts                # this one; BENCH_SECONDS=5 BENCH_CONNECTIONS=10
+ *   npx tsx bench/http.ts                # this one; BENCH_SECONDS=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=10
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,7 +24,8 @@ interface Ready {
   brandId: string;
 }
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const MIN_RATIO = Number(process.env.BENCH_MIN_RATIO ?? 0.5);
 
@@ -127,8 +128,17 @@ async function main(): Promise<void> {
     // One second of warm-up each (JIT, SQLite page cache), then the measured runs.
     await measure(child, bare.url, bare.headers, 1);
     await measure(child, target.url, target.headers, 1);
-    const baseline = await measure(child, bare.url, bare.headers, SECONDS);
-    const route = await measure(child, target.url, target.headers, SECONDS);
+    // Rounds that alternate the two (a shared machine's speed drifts; one run each compared a fast
+    // baseline with a slow route or the other way round), the median round of each reported.
+    const baselines: Awaited<ReturnType<typeof measure>>[] = [];
+    const routes: typeof baselines = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      baselines.push(await measure(child, bare.url, bare.headers, SECONDS));
+      routes.push(await measure(child, target.url, target.headers, SECONDS));
+    }
+    const median = (runs: typeof baselines) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!;
+    const baseline = median(baselines);
+    const route = median(routes);
     const ratio = Math.round((route.rps / baseline.rps) * 100) / 100;
     const cpuRatio = Math.round((baseline.cpuUsPerRequest / route.cpuUsPerRequest) * 100) / 100;
     process.stdout.write(`${JSON.stringify({ route, baseline, ratio, cpuRatio })}\n`);
