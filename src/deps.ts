@@ -56,12 +56,12 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
   const rateLimiter =
     o.rateLimiter ??
     (config.redisUrl
-      ? createRedisRateLimiter(config.redisUrl, config.rateLimit)
+      ? createRedisRateLimiter(config.redisUrl, config.rateLimit, `${config.queuePrefix}:rl:`)
       : createMemoryRateLimiter(config.rateLimit));
   const byteLimiter =
     o.byteLimiter ??
     (config.redisUrl
-      ? createRedisRateLimiter(config.redisUrl, config.byteLimit, 'atelier:rlb:')
+      ? createRedisRateLimiter(config.redisUrl, config.byteLimit, `${config.queuePrefix}:rlb:`)
       : createMemoryRateLimiter(config.byteLimit));
   const metrics = createMetrics();
   // Resource changes (long-poll, webhooks): in process; Redis pub/sub in the scaled mode.

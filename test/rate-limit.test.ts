@@ -107,4 +107,24 @@ describe('rate limit settings', () => {
       await t.close();
     }
   });
+
+  it('keeps its Redis keys under ATELIER_QUEUE_PREFIX, like the queues (two installs on one Redis)', async () => {
+    const prefix = `rl-${Date.now().toString(36)}`;
+    const t = await createTestApp('sqlite', {
+      env: { ATELIER_QUEUE_PREFIX: prefix, REDIS_URL: TEST_REDIS_URL },
+    });
+    const redis = new Redis(TEST_REDIS_URL);
+    try {
+      const { apiKey } = await t.bootstrap();
+      expect((await t.request({ ...PROBE, key: apiKey })).statusCode).toBe(403);
+      const row = await t.deps.db.kysely.selectFrom('api_keys').select('id').executeTakeFirstOrThrow();
+      expect(await redis.exists(`${prefix}:rl:${row.id}`)).toBe(1);
+      expect(await redis.exists(`${prefix}:rlb:${row.id}`)).toBe(1);
+      expect(await redis.exists(`atelier:rl:${row.id}`)).toBe(0);
+      await redis.del(`${prefix}:rl:${row.id}`, `${prefix}:rlb:${row.id}`);
+    } finally {
+      await redis.quit();
+      await t.close();
+    }
+  });
 });
