@@ -47,9 +47,10 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'admin': {
       const server = readServerInfo(config);
-      const mismatch = databaseMismatch(databaseOf(config), server);
+      const database = databaseOf(config);
+      const mismatch = databaseMismatch(database, server);
       if (mismatch) throw new InstallMismatch(mismatch);
-      const publicUrl = linkBaseUrl(config, process.env);
+      const publicUrl = linkBaseUrl(config, process.env, server);
       const { createAdminDeps } = await import('./admin-deps.ts');
       const deps = await createAdminDeps({ ...config, publicUrl, logLevel: 'silent' });
       try {
@@ -58,7 +59,7 @@ async function main(argv: string[]): Promise<number> {
         await deps.close();
       }
       // Which database the command used, on stderr (stdout stays the answer, JSON with --json).
-      process.stderr.write(`atelier admin: database ${databaseOf(config)}\n`);
+      process.stderr.write(`atelier admin: database ${database}\n`);
       return 0;
     }
     default:

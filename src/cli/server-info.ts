@@ -50,9 +50,13 @@ export function readServerInfo(config: Pick<Config, 'dataDir'>): ServerInfo {
  * The public URL for links the admin CLI prints: ATELIER_PUBLIC_URL when this command has it,
  * else the one the server running on the same data folder recorded, else the default.
  */
-export function linkBaseUrl(config: Pick<Config, 'dataDir' | 'publicUrl'>, env: NodeJS.ProcessEnv): string {
+export function linkBaseUrl(
+  config: Pick<Config, 'dataDir' | 'publicUrl'>,
+  env: NodeJS.ProcessEnv,
+  server: ServerInfo = readServerInfo(config),
+): string {
   if (env.ATELIER_PUBLIC_URL) return config.publicUrl;
-  return readServerInfo(config).publicUrl ?? config.publicUrl;
+  return server.publicUrl ?? config.publicUrl;
 }
 
 /**

@@ -451,8 +451,8 @@ function buildToolCatalog(catalog: RouteCatalog) {
       name: tool.name,
       description: tool.about,
       inputSchema: inputSchema as Tool['inputSchema'],
-      // Only what differs from MCP's defaults (not read-only, destructive): reads are read-only,
-      // writes other than DELETE are not destructive.
+      // Reads are read-only; writes other than DELETE are not destructive; a DELETE says that it
+      // is (MCP's default, spelled out).
       annotations:
         tool.method === 'GET'
           ? { readOnlyHint: true }

@@ -71,37 +71,31 @@ export function progressOf(body: unknown): number {
 
 const KIND_NAMES = Object.keys(TASK_KINDS);
 
-/** get_task's members: wait_for_task's, whose listing explains them (said once in the tool list). */
-export const TaskInput: JsonSchema = {
-  type: 'object',
-  properties: {
-    kind: { type: 'string', enum: KIND_NAMES },
-    id: { type: 'string', format: 'uuid' },
-    brandId: { type: 'string', format: 'uuid' },
-    view: VIEW_MEMBER,
-  },
-  required: ['kind', 'id'],
-  additionalProperties: false,
-};
-
 export const MAX_WAIT_SECONDS = 300;
 export const DEFAULT_WAIT_SECONDS = 120;
 
+/** What names the resource to poll, described once (on wait_for_task, the tool agents use most). */
+const TASK_MEMBERS: Record<string, JsonSchema> = {
+  kind: {
+    type: 'string',
+    enum: KIND_NAMES,
+    description: 'What the id names (the tool that created it says which kind)',
+  },
+  id: { type: 'string', format: 'uuid', description: 'The resource id (for video_group: generatedVideosGroupId)' },
+  brandId: {
+    type: 'string',
+    format: 'uuid',
+    description: 'Required for brand_dna_version, scene_prompt_enhancement and video_prompt_enhancement',
+  },
+  view: VIEW_MEMBER,
+};
+
+const withoutDescription = ({ description: _said, ...schema }: JsonSchema & { description?: unknown }) => schema;
+
 export const WaitInput: JsonSchema = {
-  ...TaskInput,
+  type: 'object',
   properties: {
-    kind: {
-      type: 'string',
-      enum: KIND_NAMES,
-      description: 'What the id names (the tool that created it says which kind)',
-    },
-    id: { type: 'string', format: 'uuid', description: 'The resource id (for video_group: generatedVideosGroupId)' },
-    brandId: {
-      type: 'string',
-      format: 'uuid',
-      description: 'Required for brand_dna_version, scene_prompt_enhancement and video_prompt_enhancement',
-    },
-    view: VIEW_MEMBER,
+    ...TASK_MEMBERS,
     timeoutSeconds: {
       type: 'integer',
       minimum: 1,
@@ -109,4 +103,16 @@ export const WaitInput: JsonSchema = {
       description: `How long to wait at most (default ${DEFAULT_WAIT_SECONDS}); call again if it is still running`,
     },
   },
+  required: ['kind', 'id'],
+  additionalProperties: false,
+};
+
+/** get_task's members: wait_for_task's without their descriptions (said once in the tool list). */
+export const TaskInput: JsonSchema = {
+  type: 'object',
+  properties: Object.fromEntries(
+    Object.entries(TASK_MEMBERS).map(([name, schema]) => [name, withoutDescription(schema)]),
+  ),
+  required: ['kind', 'id'],
+  additionalProperties: false,
 };

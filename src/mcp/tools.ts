@@ -44,12 +44,12 @@ export const TOOLSETS = ['core', 'uploads', 'dna', 'webhooks'] as const;
 export type Toolset = (typeof TOOLSETS)[number];
 export const DEFAULT_TOOLSETS: readonly Toolset[] = ['core'];
 
-/** `core,webhooks` or `all` → the toolsets; undefined for a name that is not one. */
-export function parseToolsets(value: string | undefined): readonly Toolset[] | undefined {
+/** `core,webhooks` or `all` (checked by the route's query schema) → the toolsets. */
+export function parseToolsets(value: string | undefined): readonly Toolset[] {
   if (value === undefined || value.trim() === '') return DEFAULT_TOOLSETS;
   const names = value.split(',').map((x) => x.trim());
   if (names.includes('all')) return TOOLSETS;
-  return names.every((x): x is Toolset => (TOOLSETS as readonly string[]).includes(x)) ? names : undefined;
+  return names.filter((x): x is Toolset => (TOOLSETS as readonly string[]).includes(x));
 }
 
 /** The page size list tools ask for unless the agent names one. */
