@@ -22,6 +22,19 @@ type Json = any;
 
 const MISSING = '0b6f7f0e-3c1f-4d7a-9d55-2f6f3f4e5a6b';
 
+/** One JSON-RPC message POSTed as it is (no SDK client), with a key. */
+const postRaw = (url: string, apiKey: string, body: unknown) =>
+  fetch(url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify(body),
+  });
+
 describe('MCP server (Streamable HTTP, official SDK client)', () => {
   let t: TestApp;
   let base: string;
@@ -100,14 +113,10 @@ describe('MCP server (Streamable HTTP, official SDK client)', () => {
     const names = tools.map((x) => x.name);
     for (const tool of ROUTE_TOOLS) expect(names).toContain(tool.name);
     expect(JSON.stringify(tools).length).toBeLessThan(27_000);
-    const bad = await fetch(`${base}/mcp?toolsets=core,everything`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${key}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    const bad = await postRaw(`${base}/mcp?toolsets=core,everything`, key, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
     });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(await bad.json())).toMatch(/toolsets/);
@@ -355,16 +364,7 @@ describe('MCP server (Streamable HTTP, official SDK client)', () => {
 
   it('refuses batches, ids that are dot segments, malformed params (-32602) and unknown resources (-32002)', async () => {
     const post = async (body: unknown) => {
-      const res = await fetch(`${base}/mcp`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${key}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2025-06-18',
-        },
-        body: JSON.stringify(body),
-      });
+      const res = await postRaw(`${base}/mcp`, key, body);
       const text = await res.text();
       const line = text.split('\n').find((l) => l.startsWith('data: '));
       return { status: res.status, body: JSON.parse(line ? line.slice(6) : text) as Json };
@@ -453,17 +453,7 @@ describe('MCP answer bytes count against the key (ATELIER_RATE_LIMIT_BYTES_*)', 
   });
 
   it('refuses the key with 429 once its answers outran the budget, and only that key', async () => {
-    const post = () =>
-      fetch(`${base}/mcp`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${key}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2025-06-18',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      });
+    const post = () => postRaw(`${base}/mcp`, key, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const first = await post();
     expect(first.status).toBe(200);
     expect((await first.text()).length).toBeGreaterThan(16_384);
