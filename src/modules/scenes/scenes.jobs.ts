@@ -83,12 +83,12 @@ const FAILED_AFTER_RETRIES = 'The image could not be generated after several att
 export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
   const now = () => deps.clock().toISOString();
 
-  /** Announces the variation's forge as it is now (its rolled-up status); after the transition committed. */
-  async function changed(variationId: string) {
-    await publishChange(deps, 'scene_forge', async () => {
-      const v = await deps.repo.variationById(variationId);
-      return v && deps.repo.forgeById(v.scene_forge_id);
-    });
+  /**
+   * Announces the variation's forge as its `finish` transaction left it (after the commit): only
+   * the variation that ended the forge announces its end.
+   */
+  async function changed(done: { forge: ForgeRow | undefined }) {
+    if (done.forge) await publishChange(deps, 'scene_forge', done.forge);
   }
 
   async function fail(variationId: string, message: string) {
@@ -99,7 +99,7 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
       now(),
     );
     if (done?.reservationId) await deps.usage.release(done.reservationId);
-    if (done) await changed(variationId);
+    if (done) await changed(done);
   }
 
   /** Backdrop (the environment asset, or one made from the prompt and palette), then the scene. */
@@ -296,7 +296,7 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
           now(),
         );
         if (done?.reservationId) await deps.usage.commit(done.reservationId);
-        if (done) await changed(variationId);
+        if (done) await changed(done);
       } catch (err) {
         if (err instanceof GenerationError && !err.retryable) return void (await fail(variationId, err.message));
         throw err;

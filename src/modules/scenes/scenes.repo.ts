@@ -80,15 +80,15 @@ export function createScenesRepo(db: Database) {
       .execute();
   }
 
-  /** Recomputes the forge's status from all its variations (inside the forge's lock). */
-  async function rollUp(trx: Tx, forge: ForgeRow, at: string): Promise<void> {
+  /** Recomputes the forge's status from all its variations (inside the forge's lock); returns it. */
+  async function rollUp(trx: Tx, forge: ForgeRow, at: string): Promise<GenerationStatus> {
     const rows = await trx
       .selectFrom('generated_images')
       .select('status')
       .where('scene_forge_id', '=', forge.id)
       .execute();
     const status = rollUpStatus(rows.map((r) => r.status as GenerationStatus));
-    if (status === forge.status) return;
+    if (status === forge.status) return status;
     await trx
       .updateTable('scene_forges')
       .set({
@@ -102,6 +102,7 @@ export function createScenesRepo(db: Database) {
       })
       .where('id', '=', forge.id)
       .execute();
+    return status;
   }
 
   return {
@@ -263,14 +264,17 @@ export function createScenesRepo(db: Database) {
 
     /**
      * Makes a variation terminal (once: a terminal variation is left as it is) and rolls its forge
-     * up. Returns the variation's reservation when this call made it terminal, else undefined.
+     * up. Returns the variation's reservation and the forge as this transaction left it when this
+     * call made the variation terminal, else undefined. (Announce that forge, not one read again:
+     * two variations finishing together would both read the other's roll-up and both announce
+     * the forge's end.)
      */
     async finish(
       variationId: string,
       status: 'completed' | 'failed',
       outcome: VariationOutcome,
       at: string,
-    ): Promise<{ reservationId: string | null } | undefined> {
+    ): Promise<{ reservationId: string | null; forge: ForgeRow | undefined } | undefined> {
       return k.transaction().execute(async (trx) => {
         const v = await trx.selectFrom('generated_images').selectAll().where('id', '=', variationId).executeTakeFirst();
         if (!v || v.status === 'completed' || v.status === 'failed') return undefined;
@@ -288,8 +292,8 @@ export function createScenesRepo(db: Database) {
           .where('status', 'not in', ['completed', 'failed'])
           .execute();
         if (v.refinement_id) await rollUpRefinement(trx, v.refinement_id, at);
-        if (forge) await rollUp(trx, forge, at);
-        return { reservationId: v.reservation_id };
+        const forgeStatus = forge && (await rollUp(trx, forge, at));
+        return { reservationId: v.reservation_id, forge: forge && { ...forge, status: forgeStatus ?? forge.status } };
       });
     },
   };

@@ -71,12 +71,12 @@ export function enginePrompt(prompt: string, inputs: Pick<VideoInputs, 'dna'>): 
 export function videoJobs(deps: VideoJobsDeps): JobDefinition[] {
   const now = () => deps.clock().toISOString();
 
-  /** Announces the variation's group as it is now (its rolled-up status); after the transition committed. */
-  async function changed(variationId: string) {
-    await publishChange(deps, 'video_group', async () => {
-      const v = await deps.repo.variationById(variationId);
-      return v && deps.repo.groupById(v.group_id);
-    });
+  /**
+   * Announces the variation's group as its `finish` transaction left it (after the commit): only
+   * the variation that ended the group announces its end.
+   */
+  async function changed(done: { group: GroupRow | undefined }) {
+    if (done.group) await publishChange(deps, 'video_group', done.group);
   }
 
   async function fail(variationId: string, message: string) {
@@ -87,7 +87,7 @@ export function videoJobs(deps: VideoJobsDeps): JobDefinition[] {
       now(),
     );
     if (done?.reservationId) await deps.usage.release(done.reservationId);
-    if (done) await changed(variationId);
+    if (done) await changed(done);
   }
 
   /** An input's bytes; a deleted input fails the variation (it can never succeed). */
@@ -181,7 +181,7 @@ export function videoJobs(deps: VideoJobsDeps): JobDefinition[] {
           // An earlier run stored the clip and died before finishing: finish with what it stored.
           const done = await deps.repo.finish(variationId, 'completed', { preview_key: preview }, now());
           if (done?.reservationId) await deps.usage.commit(done.reservationId);
-          if (done) await changed(variationId);
+          if (done) await changed(done);
           return;
         }
         const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'atelier-video-job-'));
@@ -214,7 +214,7 @@ export function videoJobs(deps: VideoJobsDeps): JobDefinition[] {
             now(),
           );
           if (done?.reservationId) await deps.usage.commit(done.reservationId);
-          if (done) await changed(variationId);
+          if (done) await changed(done);
         } finally {
           await fs.rm(dir, { recursive: true, force: true });
         }

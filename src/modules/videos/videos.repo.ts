@@ -40,14 +40,14 @@ export function createVideosRepo(db: Database) {
   }
 
   /** The group's status from its variations; a failed group carries the reason when they agree. */
-  async function rollUp(trx: Tx, group: GroupRow, at: string): Promise<void> {
+  async function rollUp(trx: Tx, group: GroupRow, at: string): Promise<GenerationStatus> {
     const rows = await trx
       .selectFrom('generated_videos')
       .select(['status', 'error_message'])
       .where('group_id', '=', group.id)
       .execute();
     const status = rollUpStatus(rows.map((r) => r.status as GenerationStatus));
-    if (status === group.status) return;
+    if (status === group.status) return status;
     const reasons = [...new Set(rows.map((r) => r.error_message).filter((m): m is string => !!m))];
     await trx
       .updateTable('video_groups')
@@ -66,6 +66,7 @@ export function createVideosRepo(db: Database) {
       })
       .where('id', '=', group.id)
       .execute();
+    return status;
   }
 
   return {
@@ -167,14 +168,15 @@ export function createVideosRepo(db: Database) {
 
     /**
      * Makes a variation terminal (once) and rolls its group up. Returns the variation's reservation
-     * when this call made it terminal, else undefined.
+     * and the group as this transaction left it when this call made the variation terminal, else
+     * undefined (announce that group, not one read again after another variation's roll-up).
      */
     async finish(
       variationId: string,
       status: 'completed' | 'failed',
       outcome: VideoOutcome,
       at: string,
-    ): Promise<{ reservationId: string | null } | undefined> {
+    ): Promise<{ reservationId: string | null; group: GroupRow | undefined } | undefined> {
       return k.transaction().execute(async (trx) => {
         const v = await trx.selectFrom('generated_videos').selectAll().where('id', '=', variationId).executeTakeFirst();
         if (!v || v.status === 'completed' || v.status === 'failed') return undefined;
@@ -191,8 +193,8 @@ export function createVideosRepo(db: Database) {
           .where('id', '=', variationId)
           .where('status', 'not in', ['completed', 'failed'])
           .execute();
-        if (group) await rollUp(trx, group, at);
-        return { reservationId: v.reservation_id };
+        const groupStatus = group && (await rollUp(trx, group, at));
+        return { reservationId: v.reservation_id, group: group && { ...group, status: groupStatus ?? group.status } };
       });
     },
   };
