@@ -33,7 +33,6 @@ import {
   requestOf,
   ROUTE_TOOLS,
   DEFAULT_TOOLSETS,
-  type RouteTool,
   type Toolset,
   UnknownArguments,
   VIEW_MEMBER,
@@ -447,7 +446,7 @@ function buildToolCatalog(catalog: RouteCatalog) {
   ]);
 
   const tools: Tool[] = [
-    ...routeTools.map(({ tool, route, inputSchema }) => ({
+    ...routeTools.map(({ tool, inputSchema }) => ({
       name: tool.name,
       description: tool.about,
       inputSchema: inputSchema as Tool['inputSchema'],
