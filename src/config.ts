@@ -65,6 +65,11 @@ export interface Config {
   storage: StorageSettings;
   /** A URL extraction still running this long after submit fails (ATELIER_EXTRACTION_TIMEOUT_SECONDS). */
   extractionTimeoutSeconds: number;
+  /**
+   * Generation work still waiting to start this long after it was asked for is failed and its units
+   * released by the pending-work sweep (ATELIER_PENDING_LIMIT_MINUTES, default 60).
+   */
+  pendingLimitMs: number;
   /** Brand DNA text analysis by an OpenAI-compatible endpoint (LLM_*); unset → the local analyzer. */
   llm: LlmSettings;
   /** Long side of generated images in px (ATELIER_IMAGE_LONG_SIDE); the short side follows the aspect ratio. */
@@ -478,6 +483,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     jobLeaseMs: int(env, 'ATELIER_JOB_LEASE_SECONDS', 30, 5, 3600) * 1000,
     storage: storageSettings(env),
     extractionTimeoutSeconds: int(env, 'ATELIER_EXTRACTION_TIMEOUT_SECONDS', 600, 1, 86_400),
+    pendingLimitMs: int(env, 'ATELIER_PENDING_LIMIT_MINUTES', 60, 5, 10_080) * 60_000,
     llm: llmSettings(env),
     imageLongSide: int(env, 'ATELIER_IMAGE_LONG_SIDE', 1024, 256, 4096),
     imageEngine: imageEngineSettings(env),

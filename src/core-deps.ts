@@ -1,5 +1,6 @@
 import { type Database, openDatabase } from './adapters/db/database.ts';
 import { createReadCache } from './adapters/db/read-cache.ts';
+import { DatabaseUnavailable, databaseUnavailableMessage } from './adapters/db/database-unavailable.ts';
 import { createLogger } from './adapters/log/logger.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -28,6 +29,11 @@ export interface CoreOverrides {
 export async function openCore(config: Config, o: CoreOverrides = {}) {
   const clock = o.clock ?? systemClock;
   const plans = o.plans ?? loadPlanCatalog(config.plansFile);
+  // A database that cannot be reached or opened stops the start with one line naming the setting.
+  const unavailable = (err: unknown) => {
+    const message = databaseUnavailableMessage(config, err);
+    return message ? new DatabaseUnavailable(message, { cause: err }) : err;
+  };
   const db =
     o.db ??
     (await openDatabase({
@@ -36,12 +42,14 @@ export async function openCore(config: Config, o: CoreOverrides = {}) {
       pgPoolSize: config.pg.poolSize,
       pgTimeouts: config.pg,
       ...(o.pgSchema ? { pgSchema: o.pgSchema } : {}),
+    }).catch((err: unknown) => {
+      throw unavailable(err);
     }));
   try {
     await db.migrate();
   } catch (err) {
     await db.close();
-    throw err;
+    throw unavailable(err);
   }
   const repo = createAccessRepo(db);
   const readCache = createReadCache(db);

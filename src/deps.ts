@@ -35,6 +35,7 @@ import { createChanges } from './events/changes.ts';
 import { redisTransport } from './events/redis-transport.ts';
 import { createWebhooksModule } from './modules/webhooks/webhooks.module.ts';
 import { createConsoleModule } from './modules/console/console.module.ts';
+import { type PendingSweep, pendingSweep } from './modules/generation/pending-sweep.ts';
 
 export interface DepsOverrides extends CoreOverrides {
   rateLimiter?: RateLimiter;
@@ -46,6 +47,8 @@ export interface DepsOverrides extends CoreOverrides {
 
 export type Deps = AppDeps & {
   startWorkers(opts?: StartOptions): Promise<void>;
+  /** One pass of the pending-work sweep (its job runs it every minute; tests and operators may call it). */
+  sweepPending: PendingSweep['sweep'];
   close(): Promise<void>;
 };
 
@@ -139,11 +142,27 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
   changes.addSink((change) => webhooksModule.service.onChange(change));
   const consoleModule = createConsoleModule({ db, clock, config });
   jobs.register(...consoleModule.jobs);
+  // Generation work whose job never reached the queue: enqueued again, or ended past the limit.
+  const pendingWork = pendingSweep({
+    db,
+    jobs,
+    clock,
+    expireAfterMs: config.pendingLimitMs,
+    kinds: [
+      ...scenesModule.pending,
+      ...videosModule.pending,
+      ...environmentsModule.pending,
+      ...enhancementsModule.pending,
+      ...brandDnaModule.pending,
+    ],
+  });
+  jobs.register(pendingWork.job);
   const schedules = [
     ...assetsModule.schedules,
     ...extractionModule.schedules,
     ...idempotencyModule.schedules,
     ...consoleModule.schedules,
+    pendingWork.schedule,
     { name: purgeProviderInputsJob.name, payload: {}, everyMs: PURGE_PROVIDER_INPUTS_EVERY_MS },
   ];
   return {
@@ -175,6 +194,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     changes,
     webhooks: webhooksModule.service,
     console: consoleModule.service,
+    sweepPending: pendingWork.sweep,
     /** Starts consuming jobs (serve, worker, tests) after putting every module's schedule in place. */
     async startWorkers(opts = {}) {
       for (const sch of schedules) await jobs.schedule(sch.name, sch.payload, { everyMs: sch.everyMs });

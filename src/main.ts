@@ -5,6 +5,7 @@ import { databaseMismatch, databaseOf, InstallMismatch, linkBaseUrl, readServerI
 import { CLIENT_USAGE, isClientCommand } from './cli/client/commands.ts';
 import { AccessError } from './modules/access/access.errors.ts';
 import { isStorageError } from './adapters/storage/storage.port.ts';
+import { DatabaseUnavailable } from './adapters/db/database-unavailable.ts';
 
 // The server's modules (cli/serve.ts, cli/worker.ts; admin-deps.ts for admin) are imported on use,
 // so `--help`, bad usage and invalid settings answer at once.
@@ -76,6 +77,7 @@ main(process.argv.slice(2)).then(
       err instanceof ConfigError ||
       err instanceof AccessError ||
       err instanceof InstallMismatch ||
+      err instanceof DatabaseUnavailable ||
       isStorageError(err)
     ) {
       process.stderr.write(`atelier: ${err.message}\n`);

@@ -354,4 +354,32 @@ describe('atelier CLI (real processes)', () => {
     },
     SLOW,
   );
+
+  it(
+    'stops with one line naming the setting when the database cannot be reached or opened',
+    async () => {
+      const down =
+        'atelier: cannot reach the database at DATABASE_URL=postgres://127.0.0.1:1/x (ECONNREFUSED); is PostgreSQL running?';
+      const notAFolder = path.join(dataDir, 'a-file');
+      fs.writeFileSync(notAFolder, '');
+      const cases: [string[], Record<string, string>, string][] = [
+        [['serve'], { DATABASE_URL: 'postgres://atelier:s3cret@127.0.0.1:1/x' }, down],
+        [['worker'], { DATABASE_URL: 'postgres://atelier:s3cret@127.0.0.1:1/x' }, down],
+        [['migrate'], { DATABASE_URL: 'postgres://atelier:s3cret@127.0.0.1:1/x' }, down],
+        [
+          ['migrate'],
+          { ATELIER_DATA_DIR: notAFolder },
+          `atelier: cannot open the data folder ATELIER_DATA_DIR=${notAFolder} (EEXIST): it is not a folder`,
+        ],
+      ];
+      const results = await Promise.all(cases.map(([args, extra]) => atelier(args, extra)));
+      results.forEach((r, i) => {
+        const [args, , line] = cases[i] as [string[], Record<string, string>, string];
+        expect(r.code, args.join(' ')).toBe(1);
+        expect(r.stderr.trimEnd().split('\n').at(-1), args.join(' ')).toBe(line);
+        expect(r.stderr, args.join(' ')).not.toMatch(/\n\s+at |s3cret|migration/);
+      });
+    },
+    SLOW,
+  );
 });

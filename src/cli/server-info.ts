@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { urlWithoutCredentials } from '../adapters/db/database-unavailable.ts';
 import type { Config } from '../config.ts';
 
 /**
@@ -20,12 +21,7 @@ export const serverInfoFile = (config: Pick<Config, 'dataDir'>) => path.join(con
  */
 export function databaseOf(config: Pick<Config, 'dataDir' | 'databaseUrl'>): string {
   if (!config.databaseUrl) return `SQLite ${path.resolve(config.dataDir, 'atelier.db')}`;
-  try {
-    const u = new URL(config.databaseUrl);
-    return `PostgreSQL ${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return 'PostgreSQL (DATABASE_URL)';
-  }
+  return `PostgreSQL ${urlWithoutCredentials(config.databaseUrl) ?? '(DATABASE_URL)'}`;
 }
 
 export function recordServerInfo(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'publicUrl'>): void {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { QueueUnavailableError } from '../jobs/types.ts';
 import { AppError } from './errors.ts';
 import { describeValidation, validationMessage } from './validation.ts';
 
@@ -80,6 +81,19 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (err instanceof AppError) {
       if (err.headers) reply.headers(err.headers);
       return sendError(reply, request, err.statusCode, err.code, err.message, err.details);
+    }
+    if (err instanceof QueueUnavailableError) {
+      // The create undid what it wrote (or its sweep re-enqueues what it kept): safe to retry.
+      request.log.warn({ err: err.message }, 'job queue unavailable');
+      reply.header('retry-after', String(err.retryAfterSeconds));
+      return sendError(
+        reply,
+        request,
+        503,
+        'SERVICE_UNAVAILABLE',
+        'The job queue cannot be reached right now; nothing was started. Try again in a few seconds',
+        { retryAfterSeconds: err.retryAfterSeconds },
+      );
     }
     const fe = err as FastifyError;
     if (fe.validation) {

@@ -18,6 +18,7 @@ import {
   type JobStatus,
   type JobSystem,
   type JobSystemOptions,
+  QueueUnavailableError,
 } from './types.ts';
 
 /**
@@ -40,6 +41,7 @@ export function createBullmqJobSystem(o: BullmqJobSystemOptions): JobSystem {
   const registry = createJobRegistry();
   const { log, leaseMs, graceMs, retention, concurrency } = driverSettings(o);
   const prefix = o.prefix ?? 'atelier';
+  const enqueueTimeoutMs = o.enqueueTimeoutMs ?? 5000;
 
   // Producers fail fast when Redis is down (the create call errors instead of hanging); workers wait.
   const producer = new Redis(o.redisUrl, { maxRetriesPerRequest: 2 });
@@ -128,12 +130,30 @@ export function createBullmqJobSystem(o: BullmqJobSystemOptions): JobSystem {
     },
     async enqueue(job: string | JobRef, payload: unknown, opts: EnqueueOptions = {}) {
       const { def, data, id, delay } = registry.prepareEnqueue(job, payload, opts);
-      const added = await queue(def.queue).add(def.name, data, {
+      // Bounded: with Redis gone, BullMQ waits for its connection without end. A job added after
+      // the bound (Redis came back) finds its row undone or already swept; its handler returns.
+      let bound: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<never>((_, reject) => {
+        bound = setTimeout(
+          () => reject(new QueueUnavailableError(def.queue, `no answer within ${enqueueTimeoutMs} ms`)),
+          enqueueTimeoutMs,
+        );
+      });
+      const adding = queue(def.queue).add(def.name, data, {
         ...jobOptions(def),
         jobId: id,
         ...(delay > 0 ? { delay } : {}),
       });
-      return added.id ?? '';
+      adding.catch(() => undefined); // settles after the bound too: not an unhandled rejection
+      try {
+        const added = await Promise.race([adding, timedOut]);
+        return added.id ?? '';
+      } catch (err) {
+        if (err instanceof QueueUnavailableError) throw err;
+        throw new QueueUnavailableError(def.queue, (err as Error).message);
+      } finally {
+        clearTimeout(bound);
+      }
     },
     async schedule(name, payload, opts) {
       const { def, key, data } = registry.prepareSchedule(name, payload, opts);

@@ -149,6 +149,8 @@ export interface JobSystemOptions {
   stopGraceMs?: number;
   /** How long finished jobs are kept (dedupe, inspection). Defaults: 1 day completed, 7 days failed. */
   retention?: { completedMs: number; failedMs: number };
+  /** How long `enqueue` waits for the queue's store before it throws QueueUnavailableError. Default 5000. */
+  enqueueTimeoutMs?: number;
 }
 
 export class UnknownJobError extends Error {
@@ -187,5 +189,20 @@ export class JobInterruptedError extends Error {
   constructor() {
     super('the worker is stopping; the job goes back to the queue');
     this.name = 'JobInterruptedError';
+  }
+}
+
+/**
+ * The queue's store (Redis) did not take the job in time or refused it: the caller undoes what it
+ * wrote and answers 503 with `Retry-After` (http/error-handler.ts); a row it keeps is re-enqueued
+ * by its module's sweep.
+ */
+export class QueueUnavailableError extends Error {
+  /** Seconds after which a retry is worth it. */
+  readonly retryAfterSeconds = 5;
+
+  constructor(queue: string, cause: string) {
+    super(`the job queue "${queue}" cannot be reached (${cause})`);
+    this.name = 'QueueUnavailableError';
   }
 }

@@ -182,7 +182,7 @@ function wrap(
       const { error, results } = await migrator.migrateToLatest();
       const failed = results?.find((r) => r.status === 'Error');
       if (error || failed) {
-        throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+        throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
       }
     },
     async ping() {

@@ -29,6 +29,7 @@ const ExtractPayload = Type.Object({
 });
 
 /** One job per run of a version (create or rerun); its id is `brand-dna.extract.<versionId>.<runId>`. */
+export const extractJobId = (versionId: string, runId: string) => `brand-dna.extract.${versionId}.${runId}`;
 export const extractJob: JobRef<typeof ExtractPayload> = { name: 'brand-dna.extract', payload: ExtractPayload };
 
 /** Sources of one version processed at once. */

@@ -3,7 +3,8 @@ import type { AppDeps } from '../../app-deps.ts';
 import { createTextAnalyzer } from '../../engines/text/index.ts';
 import type { TextAnalyzer } from '../../engines/text/text-engine.ts';
 import type { JobDefinition } from '../../jobs/types.ts';
-import { brandDnaJobs } from './brand-dna.jobs.ts';
+import { pendingKind } from '../generation/pending-sweep.ts';
+import { brandDnaJobs, extractJob, extractJobId } from './brand-dna.jobs.ts';
 import { createBrandDnaRepo } from './brand-dna.repo.ts';
 import { createBrandDnaService, versionFolder } from './brand-dna.service.ts';
 
@@ -37,5 +38,11 @@ export function createBrandDnaModule(
     changes: deps.changes,
     folder: versionFolder,
   });
-  return { service, jobs, analyzer };
+  const pending = [
+    pendingKind(jobs, extractJob, 'brand_dna_versions', (r) => ({
+      payload: { versionId: r.id, runId: r.run_id },
+      jobId: extractJobId(r.id as string, r.run_id as string),
+    })),
+  ];
+  return { service, jobs, analyzer, pending };
 }

@@ -7,7 +7,7 @@ import type { JobSystem } from '../../jobs/types.ts';
 import type { Principal } from '../access/access.service.ts';
 import { textProblem } from '../../http/schemas.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
-import { extractJob } from './brand-dna.jobs.ts';
+import { extractJob, extractJobId } from './brand-dna.jobs.ts';
 import { toDetail, toSummary } from './brand-dna.presenter.ts';
 import { type BrandDnaRepo, nextUpdatedAt, type SourceRow, type VersionRow } from './brand-dna.repo.ts';
 import type {
@@ -171,7 +171,7 @@ export function createBrandDnaService(deps: BrandDnaServiceDeps) {
     await deps.jobs.enqueue(
       extractJob,
       { versionId: row.id, runId: row.run_id },
-      { jobId: `brand-dna.extract.${row.id}.${row.run_id}` },
+      { jobId: extractJobId(row.id, row.run_id) },
     );
   }
 

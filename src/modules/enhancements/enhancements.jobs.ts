@@ -13,6 +13,7 @@ import { type ChangePublisher, publishChange } from '../../events/publish.ts';
 const Payload = Type.Object({ promptEnhancementId: Uuid });
 
 /** The job id is `enhancements.scene.<id>`. */
+export const sceneEnhancementJobId = (id: string) => `enhancements.scene.${id}`;
 export const sceneEnhancementJob: JobRef<typeof Payload> = { name: 'enhancements.scene', payload: Payload };
 
 export interface EnhancementJobsDeps {

@@ -2,7 +2,8 @@ import type { AppDeps } from '../../app-deps.ts';
 import type { SceneEnhancer } from '../../engines/text/scene-enhancer.ts';
 import type { InputsResolver } from '../generation/inputs.ts';
 import { createRunsRepo } from '../generation/runs.repo.ts';
-import { enhancementJobs } from './enhancements.jobs.ts';
+import { pendingKind } from '../generation/pending-sweep.ts';
+import { enhancementJobs, sceneEnhancementJob, sceneEnhancementJobId } from './enhancements.jobs.ts';
 import { createEnhancementsService } from './enhancements.service.ts';
 
 /** Wires prompt enhancements: repo, service (routes) and the enhancement job. */
@@ -15,5 +16,11 @@ export function createEnhancementsModule(
   const repo = createRunsRepo(deps.db, 'prompt_enhancements');
   const service = createEnhancementsService({ ...deps, repo });
   const jobs = enhancementJobs({ ...deps, repo });
-  return { service, jobs };
+  const pending = [
+    pendingKind(jobs, sceneEnhancementJob, 'prompt_enhancements', (r) => ({
+      payload: { promptEnhancementId: r.id },
+      jobId: sceneEnhancementJobId(r.id as string),
+    })),
+  ];
+  return { service, jobs, pending };
 }

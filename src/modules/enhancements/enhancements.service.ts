@@ -12,7 +12,7 @@ import { lifecycleMembers, pendingLifecycle } from '../generation/lifecycle.ts';
 import { reserveUnits, writeOrRelease } from '../generation/quota.ts';
 import type { RunsRepo } from '../generation/runs.repo.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
-import { sceneEnhancementJob } from './enhancements.jobs.ts';
+import { sceneEnhancementJob, sceneEnhancementJobId } from './enhancements.jobs.ts';
 import type { CreateSceneEnhancementBody, SceneEnhancement } from './enhancements.schemas.ts';
 
 export const ENHANCEMENT_POOL = 'prompt_enhancements';
@@ -80,7 +80,7 @@ export function createEnhancementsService(deps: EnhancementsServiceDeps) {
           await deps.jobs.enqueue(
             sceneEnhancementJob,
             { promptEnhancementId: id },
-            { jobId: `enhancements.scene.${id}` },
+            { jobId: sceneEnhancementJobId(id) },
           );
         },
         () => repo.delete(id),

@@ -14,6 +14,7 @@ import { type ChangePublisher, publishChange } from '../../events/publish.ts';
 const Payload = Type.Object({ environmentGenerationId: Uuid });
 
 /** The job id is `environments.generate.<id>`. */
+export const environmentJobId = (id: string) => `environments.generate.${id}`;
 export const environmentJob: JobRef<typeof Payload> = { name: 'environments.generate', payload: Payload };
 
 /**

@@ -11,7 +11,7 @@ import { assetRef, lifecycleMembers, pendingLifecycle } from '../generation/life
 import { reserveUnits, writeOrRelease } from '../generation/quota.ts';
 import { seedOf } from '../generation/rollup.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
-import { environmentJob } from './environments.jobs.ts';
+import { environmentJob, environmentJobId } from './environments.jobs.ts';
 import type { EnvironmentRow, EnvironmentsRepo } from './environments.repo.ts';
 import type { CreateEnvironmentBody, EnvironmentGeneration } from './environments.schemas.ts';
 
@@ -77,7 +77,7 @@ export function createEnvironmentsService(deps: EnvironmentsServiceDeps) {
           await deps.jobs.enqueue(
             environmentJob,
             { environmentGenerationId: id },
-            { jobId: `environments.generate.${id}` },
+            { jobId: environmentJobId(id) },
           );
         },
         () => repo.delete(id),

@@ -27,7 +27,8 @@ import { type ChangePublisher, publishChange } from '../../events/publish.ts';
 
 const VariationPayload = Type.Object({ variationId: Uuid });
 
-/** One job per variation; the job id is `scenes.variation.<variationId>`. */
+/** One job per variation; the job id is `scenes.variation.<variationId>` (sceneVariationJobId). */
+export const sceneVariationJobId = (variationId: string) => `scenes.variation.${variationId}`;
 export const sceneVariationJob: JobRef<typeof VariationPayload> = {
   name: 'scenes.variation',
   payload: VariationPayload,

@@ -14,7 +14,7 @@ import { reserveUnits, writeOrRelease } from '../generation/quota.ts';
 import { seedOf } from '../generation/rollup.ts';
 import type { GenerationEngines } from '../generation/engines.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
-import { LAYOUTS, sceneVariationJob } from './scenes.jobs.ts';
+import { LAYOUTS, sceneVariationJob, sceneVariationJobId } from './scenes.jobs.ts';
 import { blankVariation, IMAGE_POOL, type RefinementRow, type ScenesRepo, type VariationRow } from './scenes.repo.ts';
 import type { RefineBody, SteerObjective } from './scenes.schemas.ts';
 
@@ -136,7 +136,7 @@ export function createRefiner(deps: RefinerDeps) {
       async () => {
         await repo.insertRefinement(refinement, variations, at);
         for (const v of variations) {
-          await deps.jobs.enqueue(sceneVariationJob, { variationId: v.id }, { jobId: `scenes.variation.${v.id}` });
+          await deps.jobs.enqueue(sceneVariationJob, { variationId: v.id }, { jobId: sceneVariationJobId(v.id) });
         }
       },
       () => repo.deleteRefinement(refinementId),

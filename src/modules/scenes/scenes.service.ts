@@ -16,7 +16,7 @@ import { sceneWarnings } from '../../engines/text/local/scene-enhancer.local.ts'
 import { pendingLifecycle } from '../generation/lifecycle.ts';
 import { reserveUnits, writeOrRelease } from '../generation/quota.ts';
 import { seedOf } from '../generation/rollup.ts';
-import { sceneVariationJob } from './scenes.jobs.ts';
+import { sceneVariationJob, sceneVariationJobId } from './scenes.jobs.ts';
 import { presentForges, presentVariation } from './scenes.presenter.ts';
 import { createRefiner } from './scenes.refine.ts';
 import type { GenerationEngines } from '../generation/engines.ts';
@@ -146,7 +146,7 @@ export function createScenesService(deps: ScenesServiceDeps) {
         async () => {
           await repo.insertForge(forge, variations);
           for (const v of variations) {
-            await deps.jobs.enqueue(sceneVariationJob, { variationId: v.id }, { jobId: `scenes.variation.${v.id}` });
+            await deps.jobs.enqueue(sceneVariationJob, { variationId: v.id }, { jobId: sceneVariationJobId(v.id) });
           }
         },
         () => repo.deleteForge(forgeId),

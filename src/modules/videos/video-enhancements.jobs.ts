@@ -20,6 +20,7 @@ import { type ChangePublisher, publishChange } from '../../events/publish.ts';
 const Payload = Type.Object({ promptEnhancementId: Uuid });
 
 /** The job id is `enhancements.video.<id>`. */
+export const videoEnhancementJobId = (id: string) => `enhancements.video.${id}`;
 export const videoEnhancementJob: JobRef<typeof Payload> = { name: 'enhancements.video', payload: Payload };
 
 /** What the video enhancer reads, from an enhancement's row and its captured inputs (pure). */

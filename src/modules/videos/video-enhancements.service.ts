@@ -15,7 +15,7 @@ import { reserveUnits, writeOrRelease } from '../generation/quota.ts';
 import type { RunsRepo } from '../generation/runs.repo.ts';
 import type { PlanCatalog } from '../usage/plans.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
-import { videoEnhancementJob } from './video-enhancements.jobs.ts';
+import { videoEnhancementJob, videoEnhancementJobId } from './video-enhancements.jobs.ts';
 import { lookUpVideoAssets, videoInputsOf } from './video-inputs.ts';
 import { type GenerateVideoBody, referencedAssetIds, validateGenerateVideo } from './video-rules.ts';
 import type { CreateVideoEnhancementBody, VideoEnhancement } from './videos.schemas.ts';
@@ -146,7 +146,7 @@ export function createVideoEnhancementsService(deps: VideoEnhancementsServiceDep
           await deps.jobs.enqueue(
             videoEnhancementJob,
             { promptEnhancementId: id },
-            { jobId: `enhancements.video.${id}` },
+            { jobId: videoEnhancementJobId(id) },
           );
         },
         () => repo.delete(id),

@@ -22,7 +22,8 @@ import { type ChangePublisher, publishChange } from '../../events/publish.ts';
 
 const VariationPayload = Type.Object({ variationId: Uuid });
 
-/** One job per variation; the job id is `videos.variation.<variationId>`. */
+/** One job per variation; the job id is `videos.variation.<variationId>` (videoVariationJobId). */
+export const videoVariationJobId = (variationId: string) => `videos.variation.${variationId}`;
 export const videoVariationJob: JobRef<typeof VariationPayload> = {
   name: 'videos.variation',
   payload: VariationPayload,

@@ -16,7 +16,7 @@ import type { PlanCatalog } from '../usage/plans.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
 import { lookUpVideoAssets, videoInputsOf } from './video-inputs.ts';
 import { referencedAssetIds, validateGenerateVideo } from './video-rules.ts';
-import { videoVariationJob } from './videos.jobs.ts';
+import { videoVariationJob, videoVariationJobId } from './videos.jobs.ts';
 import { presentGroups, type VideoPresenterDeps } from './videos.presenter.ts';
 import { type GroupRow, VIDEO_POOL, type VideoRow, type VideosRepo } from './videos.repo.ts';
 import type {
@@ -138,7 +138,7 @@ export function createVideosService(deps: VideosServiceDeps) {
         async () => {
           await repo.insertGroup(group, variations);
           for (const v of variations) {
-            await deps.jobs.enqueue(videoVariationJob, { variationId: v.id }, { jobId: `videos.variation.${v.id}` });
+            await deps.jobs.enqueue(videoVariationJob, { variationId: v.id }, { jobId: videoVariationJobId(v.id) });
           }
         },
         () => repo.deleteGroup(groupId),
