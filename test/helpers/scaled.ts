@@ -27,10 +27,14 @@ export interface ScaledStack {
 /**
  * The scaled mode as real processes for one test: a database of its own on the test PostgreSQL,
  * BullMQ under a prefix of its own on the test Redis, an s3rver, an organization with a key, an
- * API process without workers and one worker, both ready. Everything is stopped and removed
- * afterwards, whatever `fn` did.
+ * API process without workers and one worker, both ready, with `settings` added to their
+ * environment. Everything is stopped and removed afterwards, whatever `fn` did.
  */
-export async function withScaledStack(name: string, fn: (s: ScaledStack) => Promise<void>): Promise<void> {
+export async function withScaledStack(
+  name: string,
+  fn: (s: ScaledStack) => Promise<void>,
+  settings: Record<string, string> = {},
+): Promise<void> {
   const suffix = randomBytes(4).toString('hex');
   const database = `atelier_${name}_${suffix}`;
   const prefix = `atelier-${name}-${suffix}`;
@@ -55,6 +59,7 @@ export async function withScaledStack(name: string, fn: (s: ScaledStack) => Prom
       REDIS_URL: TEST_REDIS_URL,
       ATELIER_QUEUE_PREFIX: prefix,
       ...s3.env,
+      ...settings,
     });
     const { apiKey, organizationId } = JSON.parse(await run(['admin', 'bootstrap', '--json'], env));
     const start = (args: string[]) => {
