@@ -5,7 +5,7 @@ import { createLogger } from './adapters/log/logger.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import { createJobSystem, type JobSystemTuning } from './jobs/job-system.ts';
-import type { JobSystem } from './jobs/types.ts';
+import type { JobObserver, JobSystem } from './jobs/types.ts';
 import { createAccessRepo } from './modules/access/access.repo.ts';
 import { createAccessService } from './modules/access/access.service.ts';
 import { loadPlanCatalog, type PlanCatalog } from './modules/usage/plans.ts';
@@ -59,9 +59,16 @@ export async function openCore(config: Config, o: CoreOverrides = {}) {
 
 /**
  * The job system the settings ask for. Every process builds it and registers the jobs it may
- * enqueue (payloads are checked at enqueue); only `serve` and `worker` start consuming.
+ * enqueue (payloads are checked at enqueue); only `serve` and `worker` start consuming. The
+ * observer (metrics) hears of the attempts, failures and stalls; a completed job logs at `debug`
+ * at a terminal (`pretty`, like a successful request), else at `info`.
  */
-export function openJobs(config: Config, db: Database, o: Pick<CoreOverrides, 'jobs' | 'jobTuning'> = {}): JobSystem {
+export function openJobs(
+  config: Config,
+  db: Database,
+  o: Pick<CoreOverrides, 'jobs' | 'jobTuning'> = {},
+  observer?: JobObserver,
+): JobSystem {
   return (
     o.jobs ??
     createJobSystem(
@@ -71,6 +78,8 @@ export function openJobs(config: Config, db: Database, o: Pick<CoreOverrides, 'j
         prefix: config.queuePrefix,
         leaseMs: config.jobLeaseMs,
         queueConcurrency: { webhooks: config.webhooks.concurrency },
+        successLogLevel: config.logFormat === 'pretty' ? 'debug' : 'info',
+        ...(observer ? { observer } : {}),
         ...o.jobTuning,
       },
     )

@@ -80,7 +80,8 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     ...(redisReady ? [redisReady] : []),
     storageCheck(storage),
   ];
-  const jobs = openJobs(config, db, o);
+  const jobs = openJobs(config, db, o, metrics.jobs.observer);
+  metrics.jobs.watch(jobs);
   const assetsModule = createAssetsModule({ db, storage, jobs, clock, config, changes });
   jobs.register(...assetsModule.jobs);
   const fetcher = o.fetcher ?? createFetcher({ allowPrivate: config.allowPrivateFetch });

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { createJobMetrics } from '../jobs/job-metrics.ts';
 
 /** Prometheus metrics of one app instance (its own registry, so tests do not share counters). */
 export function createMetrics() {
@@ -29,7 +30,9 @@ export function createMetrics() {
     labelNames: ['reason'] as const,
     registers: [registry],
   });
-  return { registry, requests, duration, longPollHeld, longPollRefused };
+  // Jobs: what this process runs (the drivers report to jobs.observer) and the queues' depth.
+  const jobs = createJobMetrics(registry);
+  return { registry, requests, duration, longPollHeld, longPollRefused, jobs };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

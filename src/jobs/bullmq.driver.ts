@@ -18,6 +18,7 @@ import {
   type JobStatus,
   type JobSystem,
   type JobSystemOptions,
+  type QueueStats,
   QueueUnavailableError,
 } from './types.ts';
 
@@ -39,7 +40,7 @@ const STALLED_TOO_OFTEN = 'job stalled more than allowable limit';
 
 export function createBullmqJobSystem(o: BullmqJobSystemOptions): JobSystem {
   const registry = createJobRegistry();
-  const { log, leaseMs, graceMs, retention, concurrency } = driverSettings(o);
+  const { log, leaseMs, graceMs, retention, concurrency, reports } = driverSettings(o);
   const prefix = o.prefix ?? 'atelier';
   const enqueueTimeoutMs = o.enqueueTimeoutMs ?? 5000;
 
@@ -82,16 +83,19 @@ export function createBullmqJobSystem(o: BullmqJobSystemOptions): JobSystem {
     }
     const attempt = job.attemptsMade + 1;
     const maxAttempts = job.opts.attempts ?? 1;
-    const jobLog = log.child({ job: job.name, jobId, attempt });
+    const labels = { queue: def.queue, job: def.name };
+    const jobLog = log.child({ job: job.name, jobId, queue: def.queue, attempt });
     let payload: unknown;
     try {
       payload = registry.payload(def, job.data);
-    } catch (err) {
-      jobLog.error({ err }, 'job payload no longer validates; failed without retry');
-      throw new UnrecoverableError((err as Error).message);
+    } catch (e) {
+      const err = errorOf(e);
+      reports.failedOutside(labels, jobLog, err, 'job payload no longer validates; failed without retry');
+      throw new UnrecoverableError(err.message);
     }
     const stop = new AbortController();
     active.set(jobId, stop);
+    const report = reports.attempt(labels, jobLog);
     try {
       await runAttempt(def, payload, { jobId, attempt, maxAttempts, log: jobLog }, stop.signal);
     } catch (e) {
@@ -102,15 +106,16 @@ export function createBullmqJobSystem(o: BullmqJobSystemOptions): JobSystem {
       }
       const err = errorOf(e);
       if (attempt >= maxAttempts) {
-        jobLog.error({ err }, 'job failed after its last attempt');
+        report.failed(err);
         await callOnFailed(def, payload, err, { jobId, log: jobLog });
       } else {
-        jobLog.warn({ err }, 'job attempt failed; will retry');
+        report.retried(err);
       }
       throw err;
     } finally {
       active.delete(jobId);
     }
+    report.completed();
   }
 
   /** A job that failed without reaching the processor's last attempt (it stalled too often). */
@@ -118,9 +123,23 @@ export function createBullmqJobSystem(o: BullmqJobSystemOptions): JobSystem {
     if (!job || err.message !== STALLED_TOO_OFTEN) return;
     const def = registry.find(job.name);
     if (!def) return;
-    const jobLog = log.child({ job: job.name, jobId: job.id });
-    jobLog.error({ err }, 'job failed: its workers stopped while running it');
+    const jobLog = log.child({ job: job.name, jobId: job.id, queue: def.queue });
+    reports.failedOutside(
+      { queue: def.queue, job: def.name },
+      jobLog,
+      err,
+      'job failed: its workers stopped while running it',
+    );
     await callOnFailed(def, registry.payload(def, job.data), err, { jobId: job.id ?? '', log: jobLog });
+  }
+
+  /** This worker's stalled check put a job whose lock lapsed back in the queue. */
+  async function stalled(queueName: string, jobId: string): Promise<void> {
+    const job = await queue(queueName).getJob(jobId);
+    const name = job?.name ?? 'unknown';
+    reports.stalled({ queue: queueName, job: name }, log.child({ job: name, jobId, queue: queueName }), {
+      attemptsMade: job?.attemptsMade,
+    });
   }
 
   return {
@@ -177,6 +196,9 @@ export function createBullmqJobSystem(o: BullmqJobSystemOptions): JobSystem {
           maxStalledCount: 1,
         });
         w.on('error', (err) => log.warn({ err, queue: name }, 'job worker error'));
+        w.on('stalled', (jobId) => {
+          stalled(name, jobId).catch((err) => log.warn({ err, jobId, queue: name }, 'could not read a stalled job'));
+        });
         w.on('failed', (job, err) => {
           failedOutside(job, err).catch((e) => log.error({ err: e }, 'failure hook of a stalled job threw'));
         });
@@ -202,11 +224,31 @@ export function createBullmqJobSystem(o: BullmqJobSystemOptions): JobSystem {
       }
       return undefined;
     },
+    async queueStats(): Promise<QueueStats[]> {
+      return Promise.all(registry.queues().map((name) => statsOf(name, Date.now())));
+    },
     stop() {
       stopped ??= shutdown();
       return stopped;
     },
   };
+
+  /**
+   * Depth: waiting, prioritized and delayed jobs (a retry's backoff is delayed). Wait of the
+   * oldest: the job at the head of the wait list (the next one taken), since it became due: its
+   * add time plus its delay, or the start of its previous attempt when it has run before (a
+   * retry or a stalled job); for those it counts that attempt's run and backoff too, so it errs long.
+   */
+  async function statsOf(name: string, now: number): Promise<QueueStats> {
+    const q = queue(name);
+    const [counts, [head]] = await Promise.all([
+      q.getJobCounts('wait', 'prioritized', 'delayed', 'paused'),
+      q.getWaiting(0, 0),
+    ]);
+    const depth = Object.values(counts).reduce((a, b) => a + b, 0);
+    const dueSince = head ? Math.max(head.timestamp + (head.opts.delay ?? 0), head.processedOn ?? 0) : now;
+    return { queue: name, depth, oldestWaitSeconds: Math.max(0, (now - dueSince) / 1000) };
+  }
 
   async function shutdown(): Promise<void> {
     // close() stops fetching at once and resolves when the running jobs have finished.

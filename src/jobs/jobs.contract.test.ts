@@ -1,6 +1,17 @@
 import { Type } from 'typebox';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { type Backend, createBackend, type DriverKind, redisAvailable, sleep, waitFor } from './jobs.test-harness.ts';
+import { Registry } from 'prom-client';
+import { createJobMetrics } from './job-metrics.ts';
+import {
+  type Backend,
+  createBackend,
+  type DriverKind,
+  metricValue,
+  recordingLogger,
+  redisAvailable,
+  sleep,
+  waitFor,
+} from './jobs.test-harness.ts';
 import { defineJob, JobDefinitionError, JobPayloadError, type JobSystem, UnknownJobError } from './types.ts';
 
 /**
@@ -400,5 +411,77 @@ describe.each(kinds)('job system contract (%s)', (kind) => {
     expect(() => jobs.register({ ...def, name: 'c.late' })).toThrow(/before starting/);
     // Typed enqueue through the definition.
     expect(await jobs.enqueue(def, { n: 2 }, { jobId: 'typed-1' })).toBe('typed-1');
+  });
+
+  it('reports attempts, retries and failures to its observer, and the queues’ depth and wait at a scrape', async () => {
+    const b = await fresh();
+    const registry = new Registry();
+    const metrics = createJobMetrics(registry);
+    const log = recordingLogger();
+    const jobs = await b.make({ observer: metrics.observer, logger: log });
+    metrics.watch(jobs);
+    let flaky = 0;
+    jobs.register(
+      defineJob({ name: 'c.ok', payload: Payload, handler: async () => {} }),
+      defineJob({
+        name: 'c.flaky',
+        payload: Payload,
+        attempts: 2,
+        backoffMs: 10,
+        async handler() {
+          if (flaky++ === 0) throw new Error('first time');
+        },
+      }),
+      defineJob({
+        name: 'c.broken',
+        payload: Payload,
+        attempts: 1,
+        async handler() {
+          throw new Error('always');
+        },
+      }),
+      defineJob({ name: 'c.later', queue: 'later', payload: Payload, handler: async () => {} }),
+    );
+    // Before any worker: one due job on `default`, one delayed on `later`.
+    await jobs.enqueue('c.ok', { n: 1 }, { jobId: 'ok-1' });
+    await jobs.enqueue('c.later', { n: 1 }, { delayMs: 60_000 });
+    await sleep(300);
+    let text = await registry.metrics();
+    const value = (name: string, labels: Record<string, string>) => metricValue(text, name, labels);
+    expect(value('atelier_job_queue_depth', { queue: 'default' })).toBe(1);
+    expect(value('atelier_job_queue_oldest_wait_seconds', { queue: 'default' })).toBeGreaterThanOrEqual(0.25);
+    expect(value('atelier_job_queue_oldest_wait_seconds', { queue: 'default' })).toBeLessThan(30);
+    expect(value('atelier_job_queue_depth', { queue: 'later' })).toBe(1);
+    expect(value('atelier_job_queue_oldest_wait_seconds', { queue: 'later' })).toBe(0); // not due yet
+
+    await jobs.startWorkers({ queues: ['default'] });
+    const flakyId = await jobs.enqueue('c.flaky', { n: 2 });
+    const brokenId = await jobs.enqueue('c.broken', { n: 3 });
+    for (const id of ['ok-1', flakyId, brokenId]) {
+      await waitFor(async () => ['completed', 'failed'].includes((await jobs.get(id))?.status ?? ''), 5000, id);
+    }
+    await sleep(100);
+    text = await registry.metrics();
+    const attempts = (job: string, outcome: string) =>
+      value('atelier_job_duration_seconds_count', { queue: 'default', job, outcome });
+    expect([attempts('c.ok', 'completed'), attempts('c.flaky', 'retried'), attempts('c.flaky', 'completed')]).toEqual([
+      1, 1, 1,
+    ]);
+    expect(attempts('c.broken', 'failed')).toBe(1);
+    expect(value('atelier_job_retries_total', { queue: 'default', job: 'c.flaky' })).toBe(1);
+    expect(value('atelier_jobs_failed_total', { queue: 'default', job: 'c.broken' })).toBe(1);
+    expect(value('atelier_jobs_failed_total', { queue: 'default', job: 'c.flaky' })).toBeUndefined();
+    expect(value('atelier_job_queue_depth', { queue: 'default' })).toBe(0);
+    expect(value('atelier_job_queue_oldest_wait_seconds', { queue: 'default' })).toBe(0);
+    // A completed job logs one line naming it, its queue and attempt, with its duration.
+    expect(
+      log.lines.filter((l) => l.msg === 'job completed' && 'jobId' in l.fields && l.fields.jobId === 'ok-1'),
+    ).toEqual([
+      {
+        level: 'info',
+        msg: 'job completed',
+        fields: { job: 'c.ok', jobId: 'ok-1', queue: 'default', attempt: 1, ms: expect.any(Number) },
+      },
+    ]);
   });
 });

@@ -7,7 +7,7 @@ import { type Database, openDatabase } from '../adapters/db/database.ts';
 import { dropSchema, TEST_PG_URL, TEST_REDIS_URL } from '../../test/helpers/pg.ts';
 import { createBullmqJobSystem } from './bullmq.driver.ts';
 import { createLocalJobSystem, type LocalJobSystemOptions } from './local.driver.ts';
-import type { JobSystem } from './types.ts';
+import type { JobLogger, JobSystem } from './types.ts';
 
 /**
  * One backend (fresh SQLite file, PostgreSQL schema or Redis key prefix) per test, and as many
@@ -115,3 +115,34 @@ export async function waitFor(cond: () => boolean | Promise<boolean>, ms = 5000,
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** A logger that keeps every line with the bindings of its children (job, jobId, queue...). */
+export function recordingLogger(): JobLogger & { lines: { level: string; msg: string; fields: object }[] } {
+  const lines: { level: string; msg: string; fields: object }[] = [];
+  const make = (bindings: Record<string, unknown>): JobLogger => {
+    const at = (level: string) => (obj: object, msg?: string) =>
+      void lines.push({ level, msg: msg ?? '', fields: { ...bindings, ...obj } });
+    return {
+      debug: at('debug'),
+      info: at('info'),
+      warn: at('warn'),
+      error: at('error'),
+      child: (more) => make({ ...bindings, ...more }),
+    };
+  };
+  return Object.assign(make({}), { lines });
+}
+
+/**
+ * The value of one sample in Prometheus text (`name{a="x",b="y"} 3`) whose labels include
+ * `labels`; undefined when there is none.
+ */
+export function metricValue(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const has = Object.entries(labels).every(([k, v]) => (m[2] ?? '').split(',').includes(`${k}="${v}"`));
+    if (has) return Number(m[3]);
+  }
+  return undefined;
+}

@@ -1,7 +1,17 @@
 import { Type } from 'typebox';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { Database } from '../adapters/db/database.ts';
-import { type Backend, createBackend, type DriverKind, sleep, waitFor } from './jobs.test-harness.ts';
+import { Registry } from 'prom-client';
+import { createJobMetrics } from './job-metrics.ts';
+import {
+  type Backend,
+  createBackend,
+  type DriverKind,
+  metricValue,
+  recordingLogger,
+  sleep,
+  waitFor,
+} from './jobs.test-harness.ts';
 import { defineJob, type JobLogger } from './types.ts';
 
 /** What only the in-process driver has: rows, leases, claims by several processes, pruning. */
@@ -51,7 +61,10 @@ describe.each(kinds)('local job driver (%s)', (kind) => {
       locked_by: 'dead-worker',
       locked_until: iso(Date.now() - 1000),
     });
-    const jobs = await backend.make();
+    const registry = new Registry();
+    const metrics = createJobMetrics(registry);
+    const log = recordingLogger();
+    const jobs = await backend.make({ observer: metrics.observer, logger: log });
     const runs: { jobId: string; attempt: number; n: number }[] = [];
     jobs.register(
       defineJob({ name: 'l.job', payload: Payload, handler: async (p, c) => void runs.push({ ...c, n: p.n }) }),
@@ -62,6 +75,17 @@ describe.each(kinds)('local job driver (%s)', (kind) => {
     expect(runs.map(({ jobId, attempt, n }) => ({ jobId, attempt, n }))).toEqual([{ jobId: 'dead', attempt: 2, n: 2 }]);
     expect((await jobs.get('dead'))?.status).toBe('completed');
     expect((await jobs.get('live'))?.status).toBe('running');
+    // The takeover is a warning naming the job and the worker that lost it, and a stall in the metrics.
+    expect(log.lines.filter((l) => l.level === 'warn')).toEqual([
+      {
+        level: 'warn',
+        msg: expect.stringContaining('taken over after its lease expired'),
+        fields: { job: 'l.job', jobId: 'dead', queue: 'default', attempt: 2, previousWorker: 'dead-worker' },
+      },
+    ]);
+    const text = await registry.metrics();
+    expect(metricValue(text, 'atelier_job_stalls_total', { queue: 'default', job: 'l.job' })).toBe(1);
+    expect(metricValue(text, 'atelier_job_duration_seconds_count', { job: 'l.job', outcome: 'completed' })).toBe(1);
   });
 
   it('fails a job whose worker died during its last attempt, calling onFailed without running it', async () => {
@@ -74,7 +98,9 @@ describe.each(kinds)('local job driver (%s)', (kind) => {
       locked_by: 'dead-worker',
       locked_until: iso(Date.now() - 1),
     });
-    const jobs = await backend.make();
+    const registry = new Registry();
+    const metrics = createJobMetrics(registry);
+    const jobs = await backend.make({ observer: metrics.observer });
     let ran = 0;
     const failed: string[] = [];
     jobs.register(
@@ -89,6 +115,35 @@ describe.each(kinds)('local job driver (%s)', (kind) => {
     await waitFor(async () => (await jobs.get('last'))?.status === 'failed');
     expect(ran).toBe(0);
     expect(failed).toEqual([expect.stringContaining('lease expired')]);
+    const text = await registry.metrics();
+    expect(metricValue(text, 'atelier_job_stalls_total', { job: 'l.job' })).toBe(1);
+    expect(metricValue(text, 'atelier_jobs_failed_total', { job: 'l.job' })).toBe(1);
+    expect(
+      metricValue(text, 'atelier_job_duration_seconds_count', { job: 'l.job', outcome: 'failed' }),
+    ).toBeUndefined();
+  });
+
+  it('does not count a job that was queued, retried or handed back as a stall', async () => {
+    backend = await createBackend(kind);
+    const db = await backend.db();
+    // Handed back by a stopping worker after a takeover: queued, with the takeover's note still there.
+    await insertRow(db, {
+      id: 'handed-back',
+      attempts: 1,
+      last_error: 'lease expired: the attempt stopped with its worker x; taken over by y at z',
+    });
+    await insertRow(db, { id: 'retry', attempts: 1, last_error: 'Error: flaky' });
+    const registry = new Registry();
+    const metrics = createJobMetrics(registry);
+    const jobs = await backend.make({ observer: metrics.observer });
+    const runs: string[] = [];
+    jobs.register(defineJob({ name: 'l.job', payload: Payload, handler: async (_p, c) => void runs.push(c.jobId) }));
+    await jobs.startWorkers();
+    await waitFor(() => runs.length === 2);
+    await sleep(100);
+    const text = await registry.metrics();
+    expect(metricValue(text, 'atelier_job_stalls_total', { job: 'l.job' })).toBeUndefined();
+    expect(metricValue(text, 'atelier_job_duration_seconds_count', { job: 'l.job', outcome: 'completed' })).toBe(2);
   });
 
   it('gives each job to exactly one of several instances claiming at once', async () => {

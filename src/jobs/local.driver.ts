@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
+import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../adapters/db/database.ts';
 import type { JobsTable } from './jobs.tables.ts';
@@ -22,6 +23,7 @@ import {
   JobInterruptedError,
   type JobSystem,
   type JobSystemOptions,
+  type QueueStats,
 } from './types.ts';
 
 /**
@@ -34,6 +36,8 @@ import {
  * lease (`locked_until`) that a heartbeat extends; a running row whose lease ran out belongs to a
  * dead process and is claimed again. Every later write on a row is guarded by the claim
  * (locked_by + attempts), so a worker that lost its lease cannot overwrite the new owner's state.
+ * A claim of an expired lease writes why into `last_error` (the dead worker and the claim), which
+ * is how the claimer knows it took a job over: it logs and counts the stall.
  */
 export interface LocalJobSystemOptions extends JobSystemOptions {
   db: Database;
@@ -43,19 +47,26 @@ export interface LocalJobSystemOptions extends JobSystemOptions {
   pruneEveryMs?: number;
 }
 
-interface Running {
+interface Claimed {
   row: JobsTable;
+  /** The worker whose lease expired, when this claim took the job over from it. */
+  takenOverFrom?: string;
+}
+
+interface Running extends Claimed {
   /** Aborted by stop() once the grace period is over: the job goes back to the queue. */
   stop: AbortController;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
+/** Start of `last_error` on a job taken over after its lease expired (claim() writes it). */
+const LEASE_EXPIRED = 'lease expired: the attempt stopped with its worker ';
 const describe = (err: Error): string => `${err.name}: ${err.message}`.slice(0, 2000);
 
 export function createLocalJobSystem(o: LocalJobSystemOptions): JobSystem {
   const db = o.db.kysely;
   const registry = createJobRegistry();
-  const { log, leaseMs, graceMs, retention, concurrency } = driverSettings(o);
+  const { log, leaseMs, graceMs, retention, concurrency, reports } = driverSettings(o);
   const workerId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const pollMs = o.pollMs ?? 1000;
 
@@ -115,7 +126,7 @@ export function createLocalJobSystem(o: LocalJobSystemOptions): JobSystem {
         for (const queue of queues) {
           const free = concurrency(queue) - (perQueue.get(queue) ?? 0);
           if (free <= 0 || stopping) continue;
-          for (const row of await claim(queue, free)) launch(row);
+          for (const claimed of await claim(queue, free)) launch(claimed);
         }
       } catch (err) {
         log.error({ err }, 'job claim loop failed; retrying at the next poll');
@@ -123,8 +134,10 @@ export function createLocalJobSystem(o: LocalJobSystemOptions): JobSystem {
     } while (again && !stopping);
   }
 
-  async function claim(queue: string, limit: number): Promise<JobsTable[]> {
+  async function claim(queue: string, limit: number): Promise<Claimed[]> {
     const now = Date.now();
+    // SET sees the row as it was: a row still `running` here had a lease that expired.
+    const takeover = `; taken over by ${workerId} at ${iso(now)}`;
     let due = db
       .selectFrom('jobs')
       .select('id')
@@ -139,7 +152,7 @@ export function createLocalJobSystem(o: LocalJobSystemOptions): JobSystem {
       .orderBy('run_at')
       .limit(limit);
     if (o.db.dialect === 'postgres') due = due.forUpdate().skipLocked();
-    return db
+    const rows = await db
       .updateTable('jobs')
       .set((eb) => ({
         status: 'running',
@@ -147,14 +160,23 @@ export function createLocalJobSystem(o: LocalJobSystemOptions): JobSystem {
         locked_by: workerId,
         locked_until: iso(now + leaseMs),
         updated_at: iso(now),
+        last_error: sql<string | null>`case when status = 'running'
+          then cast(${LEASE_EXPIRED} as text) || coalesce(locked_by, '?') || cast(${takeover} as text)
+          else last_error end`,
       }))
       .where('id', 'in', due)
       .returningAll()
       .execute();
+    return rows.map((row) =>
+      row.last_error?.startsWith(LEASE_EXPIRED) && row.last_error.endsWith(takeover)
+        ? { row, takenOverFrom: row.last_error.slice(LEASE_EXPIRED.length, -takeover.length) }
+        : { row },
+    );
   }
 
-  function launch(row: JobsTable): void {
-    const entry: Running = { row, stop: new AbortController() };
+  function launch(claimed: Claimed): void {
+    const { row } = claimed;
+    const entry: Running = { ...claimed, stop: new AbortController() };
     running.set(row.id, entry);
     perQueue.set(row.queue, (perQueue.get(row.queue) ?? 0) + 1);
     run(entry)
@@ -171,21 +193,26 @@ export function createLocalJobSystem(o: LocalJobSystemOptions): JobSystem {
   async function run(entry: Running): Promise<void> {
     const { row } = entry;
     const def = registry.require(row.name);
-    const jobLog = log.child({ job: row.name, jobId: row.id, attempt: row.attempts });
+    const labels = { queue: row.queue, job: row.name };
+    const jobLog = log.child({ job: row.name, jobId: row.id, queue: row.queue, attempt: row.attempts });
+    if (entry.takenOverFrom !== undefined) reports.stalled(labels, jobLog, { previousWorker: entry.takenOverFrom });
     let payload: unknown;
     try {
       payload = registry.payload(def, JSON.parse(row.payload));
-    } catch (err) {
-      jobLog.error({ err }, 'job payload no longer validates; failed without retry');
-      await finish(row, { status: 'failed', last_error: describe(errorOf(err)) });
+    } catch (e) {
+      const err = errorOf(e);
+      reports.failedOutside(labels, jobLog, err, 'job payload no longer validates; failed without retry');
+      await finish(row, { status: 'failed', last_error: describe(err) });
       return;
     }
     if (row.attempts > row.max_attempts) {
       // Claimed again after its worker died during the last attempt.
       const err = new Error('the worker running the last attempt stopped before it finished (lease expired)');
+      reports.failedOutside(labels, jobLog, err, 'job failed: its workers stopped while running it');
       await fail(def, row, payload, err, jobLog);
       return;
     }
+    const report = reports.attempt(labels, jobLog);
     try {
       const ctx = { jobId: row.id, attempt: row.attempts, maxAttempts: row.max_attempts, log: jobLog };
       await runAttempt(def, payload, ctx, entry.stop.signal);
@@ -194,20 +221,22 @@ export function createLocalJobSystem(o: LocalJobSystemOptions): JobSystem {
       const err = errorOf(e);
       if (row.attempts < row.max_attempts) {
         const at = Date.now() + backoffDelay(row.attempts, def.backoffMs);
-        jobLog.warn({ err, retryAt: iso(at) }, 'job attempt failed; will retry');
+        report.retried(err, { retryAt: iso(at) });
         await finish(row, { status: 'queued', run_at: iso(at), last_error: describe(err) });
         wakeAt(at);
       } else {
+        report.failed(err);
         await fail(def, row, payload, err, jobLog);
       }
       return;
     }
     if (entry.stop.signal.aborted) return;
+    report.completed();
     await finish(row, { status: 'completed', last_error: null });
   }
 
+  /** The failure hook, then the row marked failed (the failure is logged and counted by the caller). */
   async function fail(def: Registered, row: JobsTable, payload: unknown, err: Error, jobLog: typeof log) {
-    jobLog.error({ err }, 'job failed after its last attempt');
     // The hook runs before the row is marked, so a crash in between calls it again rather than never.
     await callOnFailed(def, payload, err, { jobId: row.id, log: jobLog });
     await finish(row, { status: 'failed', last_error: describe(err) });
@@ -326,6 +355,24 @@ export function createLocalJobSystem(o: LocalJobSystemOptions): JobSystem {
         status: row.status,
         ...(row.last_error ? { lastError: row.last_error } : {}),
       };
+    },
+    async queueStats(): Promise<QueueStats[]> {
+      const now = Date.now();
+      const rows = await db
+        .selectFrom('jobs')
+        .select((eb) => [
+          'queue',
+          eb.fn.countAll<number | string>().as('depth'),
+          eb.fn.min<string | null>(sql`case when run_at <= ${iso(now)} then run_at end`).as('oldest'),
+        ])
+        .where('status', '=', 'queued')
+        .groupBy('queue')
+        .execute();
+      return registry.queues().map((queue) => {
+        const row = rows.find((r) => r.queue === queue);
+        const waited = row?.oldest ? (now - Date.parse(row.oldest)) / 1000 : 0;
+        return { queue, depth: Number(row?.depth ?? 0), oldestWaitSeconds: Math.max(0, waited) };
+      });
     },
     stop() {
       stopped ??= shutdown();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ValidateFunction } from 'ajv';
 import { describeValidation, makeAjv } from '../http/validation.ts';
+import { createJobReports, noopObserver } from './attempt-report.ts';
 import {
   type EnqueueOptions,
   type JobContext,
@@ -164,6 +165,7 @@ export function driverSettings(o: JobSystemOptions) {
     graceMs: o.stopGraceMs ?? 10_000,
     retention: o.retention ?? { completedMs: 86_400_000, failedMs: 7 * 86_400_000 },
     concurrency: (queue: string) => o.queueConcurrency?.[queue] ?? o.concurrency ?? 2,
+    reports: createJobReports({ observer: o.observer ?? noopObserver, successLevel: o.successLogLevel ?? 'info' }),
   };
 }
 

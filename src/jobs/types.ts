@@ -114,6 +114,40 @@ export interface JobInfo {
   lastError?: string;
 }
 
+/** How one attempt ended: done, failed for good (it was the last), or failed with a retry to come. */
+export type AttemptOutcome = 'completed' | 'failed' | 'retried';
+
+/** The queue and name of a job, as the observer is told them. */
+export interface JobLabels {
+  queue: string;
+  job: string;
+}
+
+/**
+ * What the drivers report while jobs run, for metrics (src/jobs/job-metrics.ts makes one on
+ * prom-client). Called synchronously from the drivers; it must not throw or block.
+ */
+export interface JobObserver {
+  /** An attempt ran in this process and ended; `seconds` is the handler's time. */
+  attemptEnded(e: JobLabels & { outcome: AttemptOutcome; seconds: number }): void;
+  /**
+   * A job failed for good without an attempt of its own ending here: its payload no longer
+   * validates, or the workers running it kept dying (its last attempt's lease expired).
+   */
+  failedOutside(e: JobLabels): void;
+  /** A running job was taken over after its lease lapsed: its worker died or froze. */
+  stalled(e: JobLabels): void;
+}
+
+/** One queue as a metrics scrape sees it (JobSystem.queueStats). */
+export interface QueueStats {
+  queue: string;
+  /** Jobs waiting for a worker, due now or later (delayed, or waiting out a retry's backoff). */
+  depth: number;
+  /** Seconds the longest-waiting job that is due has been waiting for a worker; 0 when none is due. */
+  oldestWaitSeconds: number;
+}
+
 export interface JobSystem {
   readonly driver: 'local' | 'bullmq';
   /** Adds jobs to the registry. Every process registers every job (API nodes need the schemas). */
@@ -127,6 +161,11 @@ export interface JobSystem {
   startWorkers(opts?: StartOptions): Promise<void>;
   /** Where a job is; undefined when unknown or already pruned. For operators and tests. */
   get(jobId: string): Promise<JobInfo | undefined>;
+  /**
+   * Depth and wait of every queue with a registered job, read from the database or Redis at the
+   * call (a metrics scrape). Works in every process, with or without started workers.
+   */
+  queueStats(): Promise<QueueStats[]>;
   /**
    * Graceful stop: no new claims, waits for running jobs up to the grace bound, then aborts the
    * rest and hands them back to the queue (see docs/decisions.md, Jobs). Idempotent.
@@ -149,6 +188,13 @@ export interface JobSystemOptions {
   stopGraceMs?: number;
   /** How long finished jobs are kept (dedupe, inspection). Defaults: 1 day completed, 7 days failed. */
   retention?: { completedMs: number; failedMs: number };
+  /** Told about attempts, failures and stalls (metrics). Default: nobody. */
+  observer?: JobObserver;
+  /**
+   * Level of the one line a completed job logs: `info` (default: production logs) or `debug` (a
+   * person at a terminal, where successes stay quiet like successful requests).
+   */
+  successLogLevel?: 'info' | 'debug';
   /** How long `enqueue` waits for the queue's store before it throws QueueUnavailableError. Default 5000. */
   enqueueTimeoutMs?: number;
 }
