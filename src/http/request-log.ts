@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 
 /**
  * One log line per request (Fastify's own two lines, "incoming request" and "request completed",
- * are off): method, path, status and time. In the `pretty` format (a person at a terminal:
+ * are off): method, route pattern, path, status and duration. In the `pretty` format (a person at a terminal:
  * `npm start`) successful requests are `debug`, so the default `info` level shows only what needs
  * a look (4xx as info, 5xx as errors); in `json` (production) every request is one `info` line.
  */
@@ -12,11 +12,46 @@ export function requestLogLevel(status: number, format: 'json' | 'pretty'): 'deb
   return 'info';
 }
 
+/** What the request log line carries about one request. */
+export interface RequestLogFields {
+  method: string;
+  /** The matched route's pattern (`/v1/brands/:brandId`), to group by; absent when none matched. */
+  route?: string;
+  /** The path asked for, without the query string (signed links carry their signature there). */
+  path: string;
+  statusCode: number;
+  durationMs: number;
+}
+
+/** The request log line's fields (pure). */
+export function requestLogFields(r: {
+  method: string;
+  url: string;
+  route: string | undefined;
+  statusCode: number;
+  elapsedMs: number;
+}): RequestLogFields {
+  const q = r.url.indexOf('?');
+  return {
+    method: r.method,
+    ...(r.route ? { route: r.route } : {}),
+    path: q === -1 ? r.url : r.url.slice(0, q),
+    statusCode: r.statusCode,
+    durationMs: Math.round(r.elapsedMs),
+  };
+}
+
 export function installRequestLog(app: FastifyInstance, o: { format: 'json' | 'pretty' }): void {
   app.addHook('onResponse', async (request, reply) => {
     const status = reply.statusCode;
     request.log[requestLogLevel(status, o.format)](
-      { method: request.method, url: request.url, statusCode: status, ms: Math.round(reply.elapsedTime) },
+      requestLogFields({
+        method: request.method,
+        url: request.url,
+        route: request.routeOptions.url,
+        statusCode: status,
+        elapsedMs: reply.elapsedTime,
+      }),
       'request',
     );
   });

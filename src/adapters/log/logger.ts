@@ -1,12 +1,13 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Config } from '../../config.ts';
 
 const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 const OMITTED = new Set(['level', 'time', 'pid', 'hostname', 'msg', 'reqId', 'v']);
 
 /**
- * A pino log line (JSON) as one human line: `12:00:01 INFO  POST /v1/brands 201 12ms` for a
- * request, `12:00:01 WARN  message key=value …` otherwise. Pure.
+ * A pino log line (JSON) as one human line: `12:00:01 INFO  GET /v1/brands/:brandId 404 3ms
+ * path=/v1/brands/b1` for a request (the route, and the path when it differs), `12:00:01 WARN
+ * message key=value …` otherwise. Pure.
  */
 export function prettyLine(json: string): string {
   let o: Record<string, unknown>;
@@ -17,8 +18,10 @@ export function prettyLine(json: string): string {
   }
   const time = new Date(typeof o.time === 'number' ? o.time : Date.now()).toISOString().slice(11, 19);
   const level = (LEVELS[o.level as number] ?? 'INFO').padEnd(5);
-  if (o.msg === 'request' && typeof o.url === 'string') {
-    return `${time} ${level} ${o.method} ${o.url} ${o.statusCode} ${o.ms}ms\n`;
+  if (o.msg === 'request' && typeof o.path === 'string') {
+    const route = typeof o.route === 'string' ? o.route : o.path;
+    const path = route === o.path ? '' : ` path=${o.path}`;
+    return `${time} ${level} ${o.method} ${route} ${o.statusCode} ${o.durationMs}ms${path}\n`;
   }
   const rest = Object.entries(o)
     .filter(([k]) => !OMITTED.has(k))
@@ -29,14 +32,14 @@ export function prettyLine(json: string): string {
   return `${time} ${level} ${String(o.msg ?? '')}${rest.length ? ` ${rest.join(' ')}` : ''}\n`;
 }
 
-/** A destination for pino that writes pretty lines to stdout. */
-const prettyStream = { write: (line: string) => void process.stdout.write(prettyLine(line)) };
-
 /**
  * The process's logger: pino at the configured level, as JSON lines (`json`, production) or one
- * short human line per event (`pretty`, a terminal). Secrets in request headers are redacted.
+ * short human line per event (`pretty`, a terminal), on stdout unless given another destination
+ * (tests). Secrets in request headers are redacted.
  */
-export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>): Logger {
+export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>, destination?: DestinationStream): Logger {
   const options = { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] };
-  return config.logFormat === 'pretty' ? pino(options, prettyStream) : pino(options);
+  if (config.logFormat === 'json') return destination ? pino(options, destination) : pino(options);
+  const out = destination ?? process.stdout;
+  return pino(options, { write: (line: string) => void out.write(prettyLine(line)) });
 }
