@@ -34,13 +34,13 @@ export function createJobReports(o: { observer: JobObserver; successLevel: 'info
       };
       return {
         completed() {
-          log[successLevel]({ ms: end('completed') }, 'job completed');
+          log[successLevel]({ durationMs: end('completed') }, 'job completed');
         },
         retried(err, fields = {}) {
-          log.warn({ err, ms: end('retried'), ...fields }, 'job attempt failed; will retry');
+          log.warn({ err, durationMs: end('retried'), ...fields }, 'job attempt failed; will retry');
         },
         failed(err) {
-          log.error({ err, ms: end('failed') }, 'job failed after its last attempt');
+          log.error({ err, durationMs: end('failed') }, 'job failed after its last attempt');
         },
       };
     },

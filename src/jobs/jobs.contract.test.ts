@@ -480,7 +480,7 @@ describe.each(kinds)('job system contract (%s)', (kind) => {
       {
         level: 'info',
         msg: 'job completed',
-        fields: { job: 'c.ok', jobId: 'ok-1', queue: 'default', attempt: 1, ms: expect.any(Number) },
+        fields: { job: 'c.ok', jobId: 'ok-1', queue: 'default', attempt: 1, durationMs: expect.any(Number) },
       },
     ]);
   });
