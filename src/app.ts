@@ -106,7 +106,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const catalog = createRouteCatalog();
   app.addHook('onRoute', catalog.onRoute);
 
-  await app.register(opsRoutes(deps));
+  // /metrics on the public port only with ATELIER_METRICS_TOKEN (else ATELIER_METRICS_PORT's listener).
+  const { token } = deps.config.metrics;
+  await app.register(opsRoutes(deps, token ? { token } : 'off'));
   await app.register(
     async (v1) => {
       await v1.register(brandsRoutes(deps));

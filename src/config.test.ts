@@ -149,6 +149,17 @@ describe('loadConfig', () => {
     expect(err.message).toMatch(message);
   });
 
+  it('serves no metrics unless told where: a listener of its own (loopback by default) or a token', () => {
+    expect(load({}).metrics).toEqual({ port: undefined, host: '127.0.0.1', token: undefined });
+    expect(
+      load({ ATELIER_METRICS_PORT: '9464', ATELIER_METRICS_HOST: '0.0.0.0', ATELIER_METRICS_TOKEN: 'a'.repeat(16) })
+        .metrics,
+    ).toEqual({ port: 9464, host: '0.0.0.0', token: 'a'.repeat(16) });
+    expect(settingError({ ATELIER_METRICS_PORT: '0' }).setting).toBe('ATELIER_METRICS_PORT');
+    expect(settingError({ PORT: '9000', ATELIER_METRICS_PORT: '9000' }).message).toMatch(/must differ from PORT/);
+    expect(settingError({ ATELIER_METRICS_TOKEN: 'short' }).message).toMatch(/at least 16 characters/);
+  });
+
   it('never prints a password from a connection URL', () => {
     const err = settingError({ DATABASE_URL: 'mysql://app:s3cret@db/x' });
     expect(err.message).not.toContain('s3cret');

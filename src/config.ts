@@ -61,6 +61,8 @@ export interface Config {
   queuePrefix: string;
   /** A crashed worker's jobs run again after about this long without its heartbeat (ATELIER_JOB_LEASE_SECONDS). */
   jobLeaseMs: number;
+  /** Where Prometheus metrics are served; never openly on the API port (ATELIER_METRICS_*). */
+  metrics: MetricsSettings;
   /** Object storage (src/adapters/storage): S3 when S3_BUCKET is set, else `<dataDir>/blobs`. */
   storage: StorageSettings;
   /** A URL extraction still running this long after submit fails (ATELIER_EXTRACTION_TIMEOUT_SECONDS). */
@@ -89,6 +91,31 @@ export interface Config {
   webhooks: WebhookSettings;
   /** ATELIER_CONSOLE_DIR: the built web console served at /console (default `<install>/console/dist`). */
   consoleDir: string;
+}
+
+export interface MetricsSettings {
+  /**
+   * ATELIER_METRICS_PORT: a listener of its own in `serve` and `worker` with /metrics, /healthz
+   * and /readyz and nothing else; unset: none.
+   */
+  port: number | undefined;
+  /** ATELIER_METRICS_HOST: its interface, loopback by default (a scraper beside the process). */
+  host: string;
+  /** ATELIER_METRICS_TOKEN: /metrics on the API port answers this Bearer token; unset: 404 there. */
+  token: string | undefined;
+}
+
+function metricsSettings(env: Env, apiPort: number): MetricsSettings {
+  const port =
+    str(env, 'ATELIER_METRICS_PORT') === undefined ? undefined : int(env, 'ATELIER_METRICS_PORT', 0, 1, 65535);
+  if (port !== undefined && port === apiPort) {
+    throw new ConfigError('ATELIER_METRICS_PORT', `must differ from PORT (${apiPort}): it is a listener of its own`);
+  }
+  const token = str(env, 'ATELIER_METRICS_TOKEN');
+  if (token !== undefined && token.length < 16) {
+    throw new ConfigError('ATELIER_METRICS_TOKEN', 'must be at least 16 characters (e.g. openssl rand -hex 16)');
+  }
+  return { port, host: str(env, 'ATELIER_METRICS_HOST') ?? '127.0.0.1', token };
 }
 
 export interface WebhookSettings {
@@ -481,6 +508,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     queuePrefix: queuePrefix(env),
     jobLeaseMs: int(env, 'ATELIER_JOB_LEASE_SECONDS', 30, 5, 3600) * 1000,
+    metrics: metricsSettings(env, port),
     storage: storageSettings(env),
     extractionTimeoutSeconds: int(env, 'ATELIER_EXTRACTION_TIMEOUT_SECONDS', 600, 1, 86_400),
     pendingLimitMs: int(env, 'ATELIER_PENDING_LIMIT_MINUTES', 60, 5, 10_080) * 60_000,

@@ -45,9 +45,17 @@ describe.each(dbKinds())('HTTP kernel (%s)', (kind) => {
       status: 'ready',
       checks: { database: 'ok', storage: 'ok' },
     });
-    const metrics = await t.request({ method: 'GET', url: '/metrics' });
-    expect(metrics.statusCode).toBe(200);
-    expect(metrics.body).toContain('atelier_http_requests_total');
+  });
+
+  it('does not serve /metrics on the API port by default (ATELIER_METRICS_PORT or ATELIER_METRICS_TOKEN)', async () => {
+    for (const headers of [{}, { authorization: `Bearer ${key}` }]) {
+      const metrics = await t.request({ method: 'GET', url: '/metrics', headers });
+      expect(metrics.statusCode).toBe(404);
+      expect(metrics.json().error.code).toBe('NOT_FOUND');
+      expect(metrics.body).not.toContain('atelier_http_requests_total');
+    }
+    // The registry is there all the same, for the metrics listener.
+    expect(await t.deps.metrics.registry.metrics()).toContain('atelier_http_requests_total');
   });
 
   it('answers console-only routes with 403 to a valid key and 401 without one', async () => {

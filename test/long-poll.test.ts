@@ -295,7 +295,7 @@ describe('long-poll caps, disconnects and shutdown (sqlite)', () => {
     const overProcess = await t.request({ method: 'GET', url: url(), key: key2, headers: { prefer: 'wait=30' } });
     expect(overProcess.headers['preference-applied']).toBeUndefined();
 
-    const metrics = await (await t.request({ method: 'GET', url: '/metrics' })).body;
+    const metrics = await t.deps.metrics.registry.metrics();
     expect(metrics).toMatch(/atelier_long_poll_held 55/);
     expect(metrics).toMatch(/atelier_long_poll_refused_total\{reason="key"\} 1/);
     expect(metrics).toMatch(/atelier_long_poll_refused_total\{reason="process"\} 1/);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redisAvailable } from '../../src/jobs/jobs.test-harness.ts';
+import { metricValue, redisAvailable } from '../../src/jobs/jobs.test-harness.ts';
 import { dbKinds } from '../helpers/app.ts';
 import { eventually } from '../helpers/assets.ts';
 import { withScaledStack } from '../helpers/scaled.ts';
@@ -17,7 +17,7 @@ describe('long-poll in the scaled mode (real processes)', () => {
   it.runIf(redis && dbKinds().includes('postgres'))(
     'a change on the worker wakes the request held by the API node',
     () =>
-      withScaledStack('longpoll', async ({ base, apiKey, worker }) => {
+      withScaledStack('longpoll', async ({ base, apiKey, metricsToken, worker }) => {
         const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
         const call = async (method: string, url: string, body?: unknown): Promise<Json> => {
           const res = await fetch(`${base}/v1${url}`, {
@@ -49,14 +49,21 @@ describe('long-poll in the scaled mode (real processes)', () => {
           });
           url = `${base}/v1/environment-generations/${created.environmentGenerationId}`;
           const heldReq = fetch(url, { headers: { ...headers, prefer: 'wait=30' } });
+          const metrics = () => fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
           await eventually(
-            async () =>
-              (await (await fetch(`${base}/metrics`)).text()).includes('atelier_long_poll_held 1') || undefined,
+            async () => (await (await metrics()).text()).includes('atelier_long_poll_held 1') || undefined,
             'the API node to hold the request',
             10_000,
             50,
           );
           await new Promise((r) => setTimeout(r, 500));
+          // The API node reads the queues too (a token guards /metrics on its port): the job waits.
+          const queued = await (await metrics()).text();
+          expect(metricValue(queued, 'atelier_job_queue_depth', { queue: 'generation' })).toBeGreaterThanOrEqual(1);
+          expect(metricValue(queued, 'atelier_job_queue_oldest_wait_seconds', { queue: 'generation' })).toBeGreaterThan(
+            0.4,
+          );
+          expect((await fetch(`${base}/metrics`)).status).toBe(401);
           const s0 = performance.now();
           worker.child.kill('SIGCONT');
           const res = await heldReq;

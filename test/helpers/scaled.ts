@@ -14,6 +14,8 @@ export interface ScaledStack {
   env: NodeJS.ProcessEnv;
   apiKey: string;
   organizationId: string;
+  /** Bearer token of /metrics on the API port (ATELIER_METRICS_TOKEN). */
+  metricsToken: string;
   /** The BullMQ key prefix of this stack. */
   prefix: string;
   s3: TestS3;
@@ -38,6 +40,7 @@ export async function withScaledStack(
   const suffix = randomBytes(4).toString('hex');
   const database = `atelier_${name}_${suffix}`;
   const prefix = `atelier-${name}-${suffix}`;
+  const metricsToken = randomBytes(16).toString('hex');
   const admin = new pg.Client({ connectionString: TEST_PG_URL });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${database}`);
@@ -58,6 +61,7 @@ export async function withScaledStack(
       DATABASE_URL: dbUrl.toString(),
       REDIS_URL: TEST_REDIS_URL,
       ATELIER_QUEUE_PREFIX: prefix,
+      ATELIER_METRICS_TOKEN: metricsToken,
       ...s3.env,
       ...settings,
     });
@@ -70,7 +74,7 @@ export async function withScaledStack(
     const api = start(['serve', '--no-workers']);
     const worker = start(['worker']);
     await Promise.all([healthy(base, api), workerReady(worker)]);
-    await fn({ base, env, apiKey, organizationId, prefix, s3, api, worker, start });
+    await fn({ base, env, apiKey, organizationId, metricsToken, prefix, s3, api, worker, start });
   } finally {
     for (const p of procs) await kill(p, 'SIGTERM');
     await s3?.close();
