@@ -4,6 +4,14 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpDir } from './helpers/app.ts';
+import {
+  cleanEnv as cleanProcessEnv,
+  healthy,
+  kill,
+  type Proc,
+  atelier as start,
+  workerReady,
+} from './helpers/processes.ts';
 
 /**
  * The CLI end to end: real `atelier` processes (`node src/main.ts …`) on a temporary
@@ -379,6 +387,62 @@ describe('atelier CLI (real processes)', () => {
         expect(r.stderr.trimEnd().split('\n').at(-1), args.join(' ')).toBe(line);
         expect(r.stderr, args.join(' ')).not.toMatch(/\n\s+at |s3cret|migration/);
       });
+    },
+    SLOW,
+  );
+});
+
+describe('serve and worker with JSON logs (stdout piped, as in a container)', () => {
+  const dataDir = tmpDir('atelier-cli-json-');
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  /** Every stdout line of a process, parsed: each must be one JSON log line. */
+  const jsonLines = (stdout: string) =>
+    stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => {
+        try {
+          return JSON.parse(l) as Record<string, unknown>;
+        } catch {
+          throw new Error(`a stdout line is not JSON: ${l}`);
+        }
+      });
+
+  it(
+    'says it started in one JSON log line, and nothing on stdout is plain text',
+    async () => {
+      const port = await freePort();
+      const base = `http://127.0.0.1:${port}`;
+      // No ATELIER_LOG_FORMAT: a piped stdout means JSON, as in a container.
+      const server = start(
+        ['serve'],
+        cleanProcessEnv({ ATELIER_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' }),
+      );
+      let worker: Proc | undefined;
+      try {
+        await healthy(base, server); // then the worker: two first starts would migrate the new file at once
+        worker = start(['worker'], cleanProcessEnv({ ATELIER_DATA_DIR: dataDir })); // LOG_LEVEL=warn
+        await workerReady(worker);
+        expect((await fetch(`${base}/v1/nothing-here`)).status).toBe(404);
+        await expect.poll(() => server.stdout(), { timeout: 5000 }).toContain('/v1/nothing-here');
+      } finally {
+        await Promise.all([kill(server, 'SIGTERM'), worker && kill(worker, 'SIGTERM')]);
+      }
+      const serverLines = jsonLines(server.stdout());
+      expect(serverLines.find((l) => l.msg === 'listening')).toMatchObject({
+        level: 30,
+        url: `http://localhost:${port}/v1`,
+        console: `http://localhost:${port}/console`,
+        mode: 'embedded',
+        workers: true,
+        firstApiKey: 'npm run -s atelier -- admin bootstrap',
+      });
+      expect(serverLines.find((l) => l.path === '/v1/nothing-here')).toMatchObject({ msg: 'request', statusCode: 404 });
+      // The worker logs at warn: its start line shows anyway, and its warning (no REDIS_URL) is JSON too.
+      const workerLines = jsonLines((worker as Proc).stdout());
+      expect(workerLines.map((l) => l.msg)).toContain('worker running');
+      expect(workerLines.find((l) => l.level === 40)?.msg).toMatch(/meant for the scaled mode/);
     },
     SLOW,
   );

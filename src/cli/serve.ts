@@ -1,8 +1,8 @@
 import type { Config } from '../config.ts';
 import { buildApp } from '../app.ts';
 import { createDeps } from '../deps.ts';
-import { openMetricsListener } from '../http/metrics-listener.ts';
 import { recordServerInfo } from './server-info.ts';
+import { announce, type ServeStart, serveBanner, serveStartFields } from './start-line.ts';
 
 /** `atelier serve`: the API (and, unless --no-workers, the in-process job workers). */
 export async function serve(config: Config, opts: { workers: boolean }): Promise<void> {
@@ -13,11 +13,6 @@ export async function serve(config: Config, opts: { workers: boolean }): Promise
     throw err;
   });
   const app = await buildApp(deps);
-  // Metrics, health and readiness on a port of their own when asked (ATELIER_METRICS_PORT).
-  const metrics = await openMetricsListener(config, deps).catch(async (err) => {
-    await deps.close();
-    throw err;
-  });
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -26,16 +21,12 @@ export async function serve(config: Config, opts: { workers: boolean }): Promise
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
     await app.close();
-    await metrics?.close();
     await deps.close();
     process.exit(0);
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
-  await app.listen({ port: config.port, host: config.host }).catch(async (err) => {
-    await metrics?.close(); // or it keeps the process up
-    throw err;
-  });
+  await app.listen({ port: config.port, host: config.host });
   // The admin CLI makes links (console invites) with the running server's public URL.
   // …and the database it uses, so an admin command on another database is refused (server-info.ts).
   try {
@@ -45,17 +36,12 @@ export async function serve(config: Config, opts: { workers: boolean }): Promise
   }
   if (opts.workers) await deps.startWorkers();
   const orgs = await deps.access.listOrganizations();
-  // How the admin command is spelled where this runs (the container image sets `atelier`).
-  const cli = process.env.ATELIER_CLI ?? 'npm run -s atelier --';
-  const mode = config.databaseUrl ? 'scaled (PostgreSQL)' : `embedded (SQLite in ${config.dataDir})`;
-  const lines = [
-    '',
-    `Atelier is running on ${config.publicUrl}/v1 — ${mode}, environment ${config.env}${opts.workers ? '' : ', API only (--no-workers)'}`,
-    `API docs: ${config.publicUrl}/docs`,
-    orgs.length === 0
-      ? `No organization yet. Get an API key with:\n  ${cli} admin bootstrap`
-      : `Get another API key with:\n  ${cli} admin bootstrap   (new organization)\n  ${cli} admin key create --user <userId>`,
-    '',
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  const start: ServeStart = {
+    config,
+    workers: opts.workers,
+    organizations: orgs.length,
+    // How the admin command is spelled where this runs (the container image sets `atelier`).
+    cli: process.env.ATELIER_CLI ?? 'npm run -s atelier --',
+  };
+  announce(config, app.log, { msg: 'listening', fields: serveStartFields(start), banner: serveBanner(start) });
 }

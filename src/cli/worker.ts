@@ -1,8 +1,9 @@
 import type { Config } from '../config.ts';
 import { createDeps } from '../deps.ts';
-import { openMetricsListener } from '../http/metrics-listener.ts';
 import { JobDefinitionError } from '../jobs/types.ts';
+import { createLogger } from '../adapters/log/logger.ts';
 import { parse, UsageError } from './args.ts';
+import { announce, type WorkerStart, workerBanner, workerStartFields } from './start-line.ts';
 
 /**
  * `atelier worker`: consumes jobs until SIGTERM/SIGINT, then stops gracefully (running jobs get
@@ -16,12 +17,15 @@ export async function worker(config: Config, argv: string[]): Promise<void> {
     ?.split(',')
     .map((q) => q.trim())
     .filter(Boolean);
+  // With JSON logs every line on stdout is a log line (start-line.ts); at a terminal, words.
+  const log = createLogger(config);
   if (!config.redisUrl) {
-    process.stderr.write(
+    const why =
       'atelier worker is meant for the scaled mode (REDIS_URL set: BullMQ on Redis). REDIS_URL is not set, so it\n' +
-        'runs the in-process job driver against the database instead; in the embedded mode `atelier serve`\n' +
-        'already runs the workers itself (unless --no-workers).\n',
-    );
+      'runs the in-process job driver against the database instead; in the embedded mode `atelier serve`\n' +
+      'already runs the workers itself (unless --no-workers).';
+    if (config.logFormat === 'json') log.warn(why.replaceAll('\n', ' '));
+    else process.stderr.write(`${why}\n`);
   }
   const deps = await createDeps(config);
   // The bucket is there (or made, S3_CREATE_BUCKET) before anything is served or taken.
@@ -29,19 +33,14 @@ export async function worker(config: Config, argv: string[]): Promise<void> {
     await deps.close();
     throw err;
   });
-  // A worker has no other port: its health and metrics are here when asked (ATELIER_METRICS_PORT).
-  const metrics = await openMetricsListener(config, deps).catch(async (err) => {
-    await deps.close();
-    throw err;
-  });
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    process.stdout.write(`${signal}: stopping the workers\n`);
+    if (config.logFormat === 'json') log.info({ signal }, 'stopping the workers');
+    else process.stdout.write(`${signal}: stopping the workers\n`);
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
-    await metrics?.close();
     await deps.close();
     process.exit(0);
   };
@@ -50,14 +49,10 @@ export async function worker(config: Config, argv: string[]): Promise<void> {
   try {
     await deps.startWorkers(queues ? { queues } : {});
   } catch (err) {
-    await metrics?.close();
     await deps.close();
     // A --queues entry without jobs is a usage error, not a crash.
     throw err instanceof JobDefinitionError ? new UsageError(err.message) : err;
   }
-  const driver = deps.jobs.driver === 'bullmq' ? 'BullMQ on Redis' : 'in-process driver on the database';
-  process.stdout.write(
-    `Atelier worker running (${driver}), queues: ${queues?.join(', ') ?? 'all'}, ` +
-      `${config.workerConcurrency} job(s) at once per queue. Stop with SIGTERM.\n`,
-  );
+  const start: WorkerStart = { driver: deps.jobs.driver, queues, concurrency: config.workerConcurrency };
+  announce(config, log, { msg: 'worker running', fields: workerStartFields(start), banner: workerBanner(start) });
 }

@@ -78,12 +78,12 @@ export async function healthy(base: string, p: Proc): Promise<void> {
   );
 }
 
-/** A worker process is ready once it says so (it has no HTTP port). */
+/** A worker process is ready once it says so (it has no HTTP port): a JSON log line, or words at a terminal. */
 export const workerReady = (p: Proc) =>
   eventually(
     async () => {
       if (p.child.exitCode !== null) throw new Error(`the worker exited:\n${p.output()}`);
-      return p.output().includes('Atelier worker running') || undefined;
+      return /"msg":"worker running"|Atelier worker running/.test(p.output()) || undefined;
     },
     'the worker to start',
     60_000,
