@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import { buildApp } from '../app.ts';
 import { createDeps } from '../deps.ts';
+import { openMetricsListener } from '../http/metrics-listener.ts';
 import { recordServerInfo } from './server-info.ts';
 import { announce, type ServeStart, serveBanner, serveStartFields } from './start-line.ts';
 
@@ -13,6 +14,11 @@ export async function serve(config: Config, opts: { workers: boolean }): Promise
     throw err;
   });
   const app = await buildApp(deps);
+  // Metrics, health and readiness on a port of their own when asked (ATELIER_METRICS_PORT).
+  const metrics = await openMetricsListener(config, deps).catch(async (err) => {
+    await deps.close();
+    throw err;
+  });
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -21,12 +27,16 @@ export async function serve(config: Config, opts: { workers: boolean }): Promise
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
     await app.close();
+    await metrics?.close();
     await deps.close();
     process.exit(0);
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
-  await app.listen({ port: config.port, host: config.host });
+  await app.listen({ port: config.port, host: config.host }).catch(async (err) => {
+    await metrics?.close(); // or it keeps the process up
+    throw err;
+  });
   // The admin CLI makes links (console invites) with the running server's public URL.
   // …and the database it uses, so an admin command on another database is refused (server-info.ts).
   try {

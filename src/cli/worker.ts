@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import { createDeps } from '../deps.ts';
+import { openMetricsListener } from '../http/metrics-listener.ts';
 import { JobDefinitionError } from '../jobs/types.ts';
 import { createLogger } from '../adapters/log/logger.ts';
 import { parse, UsageError } from './args.ts';
@@ -33,6 +34,11 @@ export async function worker(config: Config, argv: string[]): Promise<void> {
     await deps.close();
     throw err;
   });
+  // A worker has no other port: its health and metrics are here when asked (ATELIER_METRICS_PORT).
+  const metrics = await openMetricsListener(config, deps).catch(async (err) => {
+    await deps.close();
+    throw err;
+  });
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -41,6 +47,7 @@ export async function worker(config: Config, argv: string[]): Promise<void> {
     else process.stdout.write(`${signal}: stopping the workers\n`);
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
+    await metrics?.close();
     await deps.close();
     process.exit(0);
   };
@@ -49,6 +56,7 @@ export async function worker(config: Config, argv: string[]): Promise<void> {
   try {
     await deps.startWorkers(queues ? { queues } : {});
   } catch (err) {
+    await metrics?.close();
     await deps.close();
     // A --queues entry without jobs is a usage error, not a crash.
     throw err instanceof JobDefinitionError ? new UsageError(err.message) : err;
