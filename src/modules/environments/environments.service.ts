@@ -74,11 +74,7 @@ export function createEnvironmentsService(deps: EnvironmentsServiceDeps) {
         [reservationId],
         async () => {
           await repo.insert(row);
-          await deps.jobs.enqueue(
-            environmentJob,
-            { environmentGenerationId: id },
-            { jobId: environmentJobId(id) },
-          );
+          await deps.jobs.enqueue(environmentJob, { environmentGenerationId: id }, { jobId: environmentJobId(id) });
         },
         () => repo.delete(id),
       );
