@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpDir } from './helpers/app.ts';
+import { freePort } from './helpers/assets.ts';
+import { atelierInProcess, bareEnv, type CliResult, collect } from './helpers/cli.ts';
 import {
   cleanEnv as cleanProcessEnv,
   healthy,
@@ -14,68 +15,31 @@ import {
 } from './helpers/processes.ts';
 
 /**
- * The CLI end to end: real `atelier` processes (`node src/main.ts …`) on a temporary
- * data directory, next to a real `serve` process on the same directory, checked over real HTTP.
+ * The CLI end to end on a temporary data directory, next to a real `serve` process on the same
+ * directory, checked over real HTTP. What is about the process (exit codes, stdout holding only
+ * the JSON, npm run, start-up failures) runs real `atelier` processes (`node src/main.ts …`); the
+ * rest runs the same runCli in this process.
  */
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SLOW = 180_000; // each process loads the app; the machine may be busy
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The test's environment without any setting of this machine that would change Atelier. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (!/^(ATELIER_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$|S3_|LOG_LEVEL$|NODE_OPTIONS$|VITEST)/.test(k)) env[k] = v;
-  }
-  return { ...env, ...extra };
-}
-
-function collect(child: ChildProcess): Promise<Result> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr?.on('data', (d) => {
-    stderr += d;
-  });
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-describe('atelier CLI (real processes)', () => {
+describe('atelier CLI', () => {
   const dataDir = tmpDir('atelier-cli-');
-  const env = (extra: Record<string, string> = {}) => cleanEnv({ ATELIER_DATA_DIR: dataDir, ...extra });
+  const env = (extra: Record<string, string> = {}) => bareEnv({ ATELIER_DATA_DIR: dataDir, ...extra });
+  /** The same command through runCli in this process (no process start: most cases need none). */
+  const inProcess = (args: string[], extra: Record<string, string> = {}) => atelierInProcess(args, env(extra));
   const atelier = (args: string[], extra: Record<string, string> = {}) =>
     collect(spawn(process.execPath, ['src/main.ts', ...args], { cwd: ROOT, env: env(extra) }));
   /** Runs an admin command that must succeed with --json; returns the parsed output. */
   async function admin<T = Record<string, unknown>>(...args: string[]): Promise<T> {
-    const r = await atelier(['admin', ...args, '--json']);
+    const r = await inProcess(['admin', ...args, '--json']);
     expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
     return JSON.parse(r.stdout) as T;
   }
 
   let server: ChildProcess;
   let serverOut = '';
-  let serverExit: Promise<Result>;
+  let serverExit: Promise<CliResult>;
   let base: string;
   /** Status of an authenticated request to the running server (403 on a console route = key valid). */
   const statusWith = async (key: string) =>
@@ -228,7 +192,7 @@ describe('atelier CLI (real processes)', () => {
 
       expect((await admin('key', 'revoke', created.keyId)).revokedAt).toEqual(expect.any(String));
       expect(await statusWith(regenerated.apiKey)).toBe(401);
-      const list = await atelier(['admin', 'key', 'list', '--org', org.id]);
+      const list = await inProcess(['admin', 'key', 'list', '--org', org.id]);
       expect(list.code).toBe(0);
       expect(list.stdout).toMatch(new RegExp(`^${created.keyId} +dev +revoked +ci +user=${user.id}`, 'm'));
 
@@ -307,9 +271,9 @@ describe('atelier CLI (real processes)', () => {
     'exits 1 with a message when an operation is refused',
     async () => {
       const results = await Promise.all([
-        atelier(['admin', 'org', 'create', '--name', 'X', '--plan', 'platinum']),
-        atelier(['admin', 'key', 'revoke', 'AAAAAAAAAAAAAAAA']),
-        atelier(['admin', 'org', 'set-overrides', '00000000-0000-0000-0000-000000000000', '{"colour":1}']),
+        atelier(['admin', 'org', 'create', '--name', 'X', '--plan', 'platinum']), // the exit code, from a process
+        inProcess(['admin', 'key', 'revoke', 'AAAAAAAAAAAAAAAA']),
+        inProcess(['admin', 'org', 'set-overrides', '00000000-0000-0000-0000-000000000000', '{"colour":1}']),
       ]);
       const messages = [/unknown plan "platinum"/, /no API key AAAAAAAAAAAAAAAA/, /invalid overrides/];
       results.forEach((r, i) => {
@@ -333,7 +297,8 @@ describe('atelier CLI (real processes)', () => {
         [['admin', 'key', 'create', '--user', 'u', '--colour', 'red'], /Unknown option '--colour'/],
         [['admin', 'key', 'create', '--user', 'u', '--expires', 'soon'], /--expires: expected 30d/],
       ];
-      const results = await Promise.all(cases.map(([args]) => atelier(args)));
+      // The first from a process (its exit code reaches the shell), the rest through runCli.
+      const results = await Promise.all(cases.map(([args], i) => (i === 1 ? atelier(args) : inProcess(args))));
       results.forEach((r, i) => {
         const [args, message] = cases[i] as [string[], RegExp];
         expect(r.code, args.join(' ')).toBe(2);
@@ -352,7 +317,8 @@ describe('atelier CLI (real processes)', () => {
         [['serve'], { ATELIER_ENV: 'qa' }, /Invalid setting ATELIER_ENV: expected one of dev, staging, prod/],
         [['migrate'], { DATABASE_URL: 'mysql://x' }, /Invalid setting DATABASE_URL: expected a postgres/],
       ];
-      const results = await Promise.all(cases.map(([args, extra]) => atelier(args, extra)));
+      // A setting is refused before anything starts: runCli in this process says the same as a process.
+      const results = await Promise.all(cases.map(([args, extra]) => inProcess(args, extra)));
       results.forEach((r, i) => {
         const [, extra, message] = cases[i] as [string[], Record<string, string>, RegExp];
         expect(r.code, JSON.stringify(extra)).not.toBe(0);

@@ -1,58 +1,22 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpDir } from './helpers/app.ts';
+import { atelierInProcess, bareEnv } from './helpers/cli.ts';
 
 /**
- * `atelier admin webhook …` as real processes (`node src/main.ts …`) on a temporary
- * data directory, against a local receiver. The CLI uses the app's SSRF-safe fetcher: a loopback
+ * `atelier admin webhook …` (runCli in this process: the admin commands as real processes are
+ * test/cli.test.ts's) on a temporary data directory, against a local receiver. The CLI uses the app's SSRF-safe fetcher: a loopback
  * receiver is refused unless ATELIER_ALLOW_PRIVATE_FETCH is on.
  */
-const ROOT = path.resolve(import.meta.dirname, '..');
 const SLOW = 180_000;
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (!/^(ATELIER_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$|S3_|LOG_LEVEL$|NODE_OPTIONS$|VITEST)/.test(k)) env[k] = v;
-  }
-  return { ...env, ...extra };
-}
-
-function collect(child: ChildProcess): Promise<Result> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr?.on('data', (d) => {
-    stderr += d;
-  });
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-describe('atelier admin webhook (real processes)', () => {
+describe('atelier admin webhook', () => {
   const dataDir = tmpDir('atelier-webhook-cli-');
   const atelier = (args: string[], extra: Record<string, string> = {}) =>
-    collect(
-      spawn(process.execPath, ['src/main.ts', ...args], {
-        cwd: ROOT,
-        env: cleanEnv({ ATELIER_DATA_DIR: dataDir, ...extra }),
-      }),
-    );
+    atelierInProcess(args, bareEnv({ ATELIER_DATA_DIR: dataDir, ...extra }));
   async function admin<T = Record<string, unknown>>(args: string[], extra: Record<string, string> = {}): Promise<T> {
     const r = await atelier(['admin', ...args, '--json'], extra);
     expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);

@@ -1,59 +1,34 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpDir } from '../../test/helpers/app.ts';
+import { atelierInProcess, bareEnv, collect } from '../../test/helpers/cli.ts';
 import { CAP_PNG, type RealServer, startServer } from './server.ts';
 
 /**
- * The API client commands end to end: real `bin/atelier.mjs` processes (on the Node.js running the
- * tests) against a real Atelier listening in this process, with a clean environment: no database
- * settings (a broken DATABASE_URL even, which the server commands would refuse), no profile file
- * but the test's own.
+ * The API client commands end to end against a real Atelier listening in this process, with a
+ * clean environment: no database settings (a broken DATABASE_URL even, which the server commands
+ * would refuse), no profile file but the test's own. Two cases run real `bin/atelier.mjs`
+ * processes (the bin, exit codes reaching the shell); the rest run the same runCli in this process.
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SLOW = 120_000;
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+const cleanEnv = (extra: Record<string, string>) =>
+  bareEnv({ DATABASE_URL: 'not-a-url', ...extra }, /^XDG_CONFIG_HOME$/);
 
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (
-      !/^(ATELIER_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$|S3_|LOG_LEVEL$|NODE_OPTIONS$|VITEST|XDG_CONFIG_HOME$)/.test(k)
-    )
-      env[k] = v;
-  }
-  return { ...env, DATABASE_URL: 'not-a-url', ...extra };
-}
-
-function collect(child: ChildProcess): Promise<Result> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr?.on('data', (d) => {
-    stderr += d;
-  });
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-describe('atelier API client commands (real processes, real server)', () => {
+describe('atelier API client commands (real server)', () => {
   let s: RealServer;
   const work = tmpDir('atelier-cli-client-');
   const configFile = path.join(work, 'config.json');
   let env: (extra?: Record<string, string>) => NodeJS.ProcessEnv;
-  const atelier = (args: string[], extra: Record<string, string> = {}) =>
+  /** A real `bin/atelier.mjs` process: for what is about the process (the bin, exit codes). */
+  const real = (args: string[], extra: Record<string, string> = {}) =>
     collect(spawn(process.execPath, ['bin/atelier.mjs', ...args], { cwd: ROOT, env: env(extra) }));
+  /** The same command through runCli in this process. */
+  const atelier = (args: string[], extra: Record<string, string> = {}) => atelierInProcess(args, env(extra));
   /** Runs a command that must succeed with --json; returns the parsed stdout. */
   async function json<T = Record<string, unknown>>(...args: string[]): Promise<T> {
     const r = await atelier([...args, '--json']);
@@ -75,7 +50,7 @@ describe('atelier API client commands (real processes, real server)', () => {
   });
 
   it('usage: a human summary, and --json that parses', async () => {
-    const r = await atelier(['usage']);
+    const r = await real(['usage']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Plan: enterprise/);
     expect(r.stdout).toMatch(/image_generations\s+0\s+/);
@@ -213,7 +188,7 @@ describe('atelier API client commands (real processes, real server)', () => {
   it('a bad key: exit 1 with the REST error code and request id in the message', async () => {
     // The same key with its last character changed (to another one: the last may already be an x).
     const bad = s.apiKey.slice(0, -1) + (s.apiKey.endsWith('x') ? 'y' : 'x');
-    const r = await atelier(['brands', 'list'], { ATELIER_API_KEY: bad });
+    const r = await real(['brands', 'list'], { ATELIER_API_KEY: bad });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^atelier: UNAUTHORIZED: .+ \(HTTP 401, request [0-9a-f-]{36}\)\n$/);
     expect(r.stdout).toBe('');
