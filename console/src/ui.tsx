@@ -1,7 +1,7 @@
 /** Small shared components. */
 import type { ButtonHTMLAttributes, ComponentChildren } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
-import { errorText } from './format.ts';
+import { describeError } from './errors.ts';
 
 type ButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'type'> & {
   variant?: 'primary' | 'secondary' | 'danger' | 'ghost';
@@ -46,11 +46,50 @@ export function Field(props: {
   );
 }
 
+/**
+ * An error as a sentence on what happened and one on what to do; the API's code, status, request
+ * id and message behind a "Details" toggle. A plan limit reads as a notice, not an alarm.
+ */
 export function ErrorBox({ error, testid = 'error' }: { error: unknown; testid?: string }) {
   if (!error) return null;
+  const v = describeError(error);
   return (
-    <div class="alert alert-error" role="alert" data-testid={testid}>
-      {errorText(error)}
+    <div
+      class={`alert ${v.kind === 'plan' ? 'alert-info' : 'alert-error'}`}
+      role="alert"
+      data-testid={testid}
+      data-kind={v.kind}
+    >
+      <p class="alert-title">{v.title}</p>
+      {v.hint ? <p>{v.hint}</p> : null}
+      {v.technical?.length ? (
+        <details class="error-details" data-testid={`${testid}-details`}>
+          <summary>Details</summary>
+          {v.technical.map((line) => (
+            <code key={line}>{line}</code>
+          ))}
+        </details>
+      ) : null}
+    </div>
+  );
+}
+
+/** A run that failed (a forge, a video, an import): the server's sentence, its code behind "Details". */
+export function FailureNote(props: {
+  message?: string | null;
+  code?: string | null;
+  fallback: string;
+  testid?: string;
+}) {
+  return (
+    <div class="alert alert-error" role="alert" data-testid={props.testid}>
+      <p class="alert-title">{props.message || props.fallback}</p>
+      {props.code ? (
+        <details class="error-details">
+          <summary>Details</summary>
+          <code>{props.code}</code>
+        </details>
+      ) : null}
     </div>
   );
 }

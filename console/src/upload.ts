@@ -90,29 +90,66 @@ export interface UploadItem {
   stage: UploadStage;
   /** 0..1 of the bytes sent */
   progress: number;
-  error?: string;
+  /** What went wrong: an API error, or the console's own sentence (shown through describeError). */
+  error?: unknown;
   asset?: Asset;
 }
+
+/**
+ * The formats the API accepts, by extension (kept in step with src/adapters/media/sniff.ts): the
+ * file input offers only these, and a dropped file of another kind is refused before any upload.
+ */
+const BY_EXTENSION: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  tif: 'image/tiff',
+  tiff: 'image/tiff',
+  mp4: 'video/mp4',
+  mov: 'video/quicktime',
+  pdf: 'application/pdf',
+  doc: 'application/msword',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  ttf: 'font/ttf',
+  otf: 'font/otf',
+  woff: 'font/woff',
+  woff2: 'font/woff2',
+};
+const ACCEPTED_TYPES = new Set([
+  ...Object.values(BY_EXTENSION),
+  'image/jpg',
+  'image/pjpeg',
+  'image/x-png',
+  'image/tif',
+  'image/x-tiff',
+  'application/x-font-ttf',
+  'application/font-woff',
+  'font/sfnt',
+]);
+const GENERIC = new Set(['', 'application/octet-stream', 'binary/octet-stream']);
+
+/** The file input's `accept`: every extension and canonical type above. */
+export const ACCEPT = [...Object.keys(BY_EXTENSION).map((e) => `.${e}`), ...new Set(Object.values(BY_EXTENSION))].join(
+  ',',
+);
+
+const extensionOf = (name: string) => (name.includes('.') ? (name.split('.').pop()?.toLowerCase() ?? '') : '');
 
 /** MIME type the API accepts for a file: the browser's, else from the extension. */
 export function fileTypeOf(file: { name: string; type: string }): string {
   if (file.type) return file.type;
-  const ext = file.name.split('.').pop()?.toLowerCase() ?? '';
-  return (
-    {
-      png: 'image/png',
-      jpg: 'image/jpeg',
-      jpeg: 'image/jpeg',
-      gif: 'image/gif',
-      tif: 'image/tiff',
-      tiff: 'image/tiff',
-      mp4: 'video/mp4',
-      mov: 'video/quicktime',
-      pdf: 'application/pdf',
-      ttf: 'font/ttf',
-      otf: 'font/otf',
-      woff: 'font/woff',
-      woff2: 'font/woff2',
-    }[ext] ?? 'application/octet-stream'
-  );
+  return BY_EXTENSION[extensionOf(file.name)] ?? 'application/octet-stream';
+}
+
+/** Why a file cannot be uploaded (a sentence for people), or undefined when the API takes it. */
+export function uploadProblem(file: { name: string; type: string }): string | undefined {
+  const ext = extensionOf(file.name);
+  const type = file.type.toLowerCase();
+  if (ext === 'svg' || type === 'image/svg+xml') {
+    return 'SVG files cannot be uploaded: export the picture as a PNG and upload that.';
+  }
+  if (ACCEPTED_TYPES.has(type) || (GENERIC.has(type) && BY_EXTENSION[ext])) return undefined;
+  if (!type && BY_EXTENSION[ext]) return undefined;
+  return 'This kind of file cannot be uploaded: use JPEG, PNG, GIF or TIFF images, MP4 or MOV videos, PDF or Word documents, or TTF, OTF or WOFF fonts.';
 }

@@ -2,9 +2,9 @@
 import { useRef, useState } from 'preact/hooks';
 import type { Asset } from '../../../sdk/src/index.ts';
 import { api, deletes } from '../api.ts';
-import { errorText, formatBytes } from '../format.ts';
+import { formatBytes } from '../format.ts';
 import { pollUntil } from '../poll.ts';
-import { fileTypeOf, putWithProgress, type UploadItem } from '../upload.ts';
+import { ACCEPT, fileTypeOf, putWithProgress, type UploadItem, uploadProblem } from '../upload.ts';
 import { Badge, ConfirmButton, Empty, ErrorBox, Loading, notify, ProgressBar, StatusBadge } from '../ui.tsx';
 import type { BrandAssets } from './brand.tsx';
 
@@ -19,7 +19,26 @@ export function AssetsTab({ brandId, assets }: { brandId: string; assets: BrandA
   const patch = (key: string, p: Partial<UploadItem>) =>
     setItems((list) => list.map((i) => (i.key === key ? { ...i, ...p } : i)));
 
-  const upload = async (files: File[]) => {
+  const upload = async (picked: File[]) => {
+    if (picked.length === 0) return;
+    // Files the API would refuse are refused here, each on its own row, without failing the others.
+    const refused = picked.flatMap((f, n) => {
+      const problem = uploadProblem(f);
+      return problem
+        ? [
+            {
+              key: `${Date.now()}-x${n}-${f.name}`,
+              name: f.name,
+              size: f.size,
+              stage: 'failed' as const,
+              progress: 0,
+              error: new Error(problem),
+            },
+          ]
+        : [];
+    });
+    const files = picked.filter((f) => !uploadProblem(f));
+    if (refused.length) setItems((list) => [...refused, ...list]);
     if (files.length === 0) return;
     const batch = files.map((f, n) => ({
       key: `${Date.now()}-${n}-${f.name}`,
@@ -36,7 +55,7 @@ export function AssetsTab({ brandId, assets }: { brandId: string; assets: BrandA
         files: files.map((f) => ({ fileName: f.name, fileType: fileTypeOf(f), fileSize: f.size, isLogo: asLogo })),
       }));
     } catch (err) {
-      for (const b of batch) patch(b.key, { stage: 'failed', error: errorText(err) });
+      for (const b of batch) patch(b.key, { stage: 'failed', error: err });
       return;
     }
     await Promise.all(
@@ -57,10 +76,12 @@ export function AssetsTab({ brandId, assets }: { brandId: string; assets: BrandA
           patch(item.key, {
             stage: done.status === 'complete' ? 'complete' : 'failed',
             asset: done,
-            ...(done.status !== 'complete' ? { error: done.errorMessage ?? done.errorCode ?? done.status } : {}),
+            ...(done.status !== 'complete'
+              ? { error: new Error(done.errorMessage ?? 'The file could not be processed.') }
+              : {}),
           });
         } catch (err) {
-          patch(item.key, { stage: 'failed', error: errorText(err) });
+          patch(item.key, { stage: 'failed', error: err });
         }
         assets.reload();
       }),
@@ -93,7 +114,7 @@ export function AssetsTab({ brandId, assets }: { brandId: string; assets: BrandA
             choose files
           </button>
         </p>
-        <p class="hint">Images, videos, PDFs, documents and fonts.</p>
+        <p class="hint">JPEG, PNG, GIF or TIFF images, MP4 or MOV videos, PDF or Word documents, fonts.</p>
         <label class="sr-only" for="asset-files">
           Files to upload
         </label>
@@ -102,6 +123,7 @@ export function AssetsTab({ brandId, assets }: { brandId: string; assets: BrandA
           ref={input}
           type="file"
           multiple
+          accept={ACCEPT}
           class="sr-only"
           data-testid="asset-file-input"
           onChange={(e) => {
@@ -126,9 +148,9 @@ export function AssetsTab({ brandId, assets }: { brandId: string; assets: BrandA
               />
               <span class="upload-stage">{i.stage === 'uploading' ? `${Math.round(i.progress * 100)}%` : i.stage}</span>
               {i.error ? (
-                <span class="upload-error" role="alert">
-                  {i.error}
-                </span>
+                <div class="upload-error">
+                  <ErrorBox error={i.error} testid="upload-error" />
+                </div>
               ) : null}
             </li>
           ))}

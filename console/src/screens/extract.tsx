@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import type { Extraction } from '../../../sdk/src/index.ts';
 import { api } from '../api.ts';
 import { useAction, useFollow } from '../hooks.ts';
-import { Badge, Button, Empty, ErrorBox, Field, Loading, notify, StatusBadge } from '../ui.tsx';
+import { Badge, Button, Empty, ErrorBox, FailureNote, Field, Loading, notify, StatusBadge } from '../ui.tsx';
 
 const running = (x?: Extraction) => !!x && (x.status === 'pending' || x.status === 'processing');
 
@@ -102,9 +102,12 @@ export function ExtractTab({ brandId, onCommitted }: { brandId: string; onCommit
           </div>
           {running(run) ? <Loading label="Reading the page…" /> : null}
           {run.status === 'failed' ? (
-            <p class="alert alert-error" role="alert">
-              {run.errorMessage ?? run.errorCode ?? 'The extraction failed.'}
-            </p>
+            <FailureNote
+              message={run.errorMessage}
+              code={run.errorCode}
+              fallback="The page could not be read."
+              testid="extraction-error"
+            />
           ) : null}
           {run.status === 'completed' && (run.candidates?.length ?? 0) === 0 ? (
             <Empty>No usable images were found on that page.</Empty>

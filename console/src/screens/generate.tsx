@@ -6,7 +6,7 @@ import { formatDate } from '../format.ts';
 import { useAction, useAsync, useFollow } from '../hooks.ts';
 import { pollUntil } from '../poll.ts';
 import { brandHref } from '../router.ts';
-import { Badge, Button, Empty, ErrorBox, Field, Loading, notify, StatusBadge } from '../ui.tsx';
+import { Badge, Button, Empty, ErrorBox, FailureNote, Field, Loading, notify, StatusBadge } from '../ui.tsx';
 import { Thumb } from './assets.tsx';
 import { type BrandAssets, isPicture } from './brand.tsx';
 
@@ -356,7 +356,11 @@ function ForgeCard({ forge: initial, brandId }: { forge: SceneForge; brandId: st
         <StatusBadge status={forge.status} />
       </div>
       {forge.status === 'failed' ? (
-        <p class="alert alert-error">{forge.errorMessage ?? forge.errorCode ?? 'Generation failed.'}</p>
+        <FailureNote
+          message={forge.errorMessage}
+          code={forge.errorCode}
+          fallback="This scene could not be generated."
+        />
       ) : null}
       <ul class="variations">
         {forge.variations.map((v) => (

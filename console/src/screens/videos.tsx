@@ -5,7 +5,7 @@ import { api } from '../api.ts';
 import { formatDate } from '../format.ts';
 import { useAction, useAsync, useFollow } from '../hooks.ts';
 import { pollUntil } from '../poll.ts';
-import { Button, Empty, ErrorBox, Field, Loading, notify, StatusBadge } from '../ui.tsx';
+import { Button, Empty, ErrorBox, FailureNote, Field, Loading, notify, StatusBadge } from '../ui.tsx';
 import { Thumb } from './assets.tsx';
 import { type BrandAssets, isPicture } from './brand.tsx';
 import { useDnaAllowed } from './generate.tsx';
@@ -290,7 +290,9 @@ function VideoGroup({ group: initial }: { group: GeneratedVideosGroup }) {
         </div>
         <StatusBadge status={g.status} />
       </div>
-      {g.error ? <p class="alert alert-error">{g.error.message}</p> : null}
+      {g.error ? (
+        <FailureNote message={g.error.message} code={g.error.code} fallback="This video could not be generated." />
+      ) : null}
       <ul class="variations videos">
         {g.variations.map((v) => (
           <li key={v.generatedVideoId} class="variation" data-testid="video" data-status={v.status}>
