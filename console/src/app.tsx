@@ -1,8 +1,9 @@
 /** The console shell: session, sign-in gate, navigation, usage meters and the routed screen. */
 import { useEffect, useState } from 'preact/hooks';
-import { api, auth, type Session, setCsrfToken } from './api.ts';
+import { auth, type Session, setCsrfToken } from './api.ts';
 import { poolViews } from './format.ts';
-import { navigate, onUnauthorized, useAsync, useRoute } from './hooks.ts';
+import { navigate, onUnauthorized, useRoute } from './hooks.ts';
+import { POOL_FEATURE } from './plan.ts';
 import { isPublic, type Route } from './router.ts';
 import { BrandForm } from './screens/brand-form.tsx';
 import { BrandPage } from './screens/brand.tsx';
@@ -10,6 +11,7 @@ import { BrandsList } from './screens/brands.tsx';
 import { KeysScreen } from './screens/keys.tsx';
 import { InviteScreen, LoginScreen } from './screens/login.tsx';
 import { Button, Loading, Toaster } from './ui.tsx';
+import { refreshUsage, resetUsage, useUsage } from './usage.ts';
 
 export function App() {
   const route = useRoute();
@@ -17,6 +19,7 @@ export function App() {
 
   const signedIn = (s: Session | null) => {
     setCsrfToken(s?.csrfToken);
+    resetUsage();
     setSession(s);
   };
 
@@ -174,40 +177,49 @@ function Shell(props: { session: Session; route: Route; onSignOut: () => void; c
 }
 
 function UsageMeters({ routeKey }: { routeKey: Route }) {
-  const usage = useAsync((signal) => api.usage.get({ signal }), [routeKey]);
-  // Generation started and finished on this page counts too: read the meters again now and then
-  // (they stayed at "0 images" under a gallery of freshly generated ones until the next navigation).
-  const { reload } = usage;
+  const { usage, plans, error } = useUsage();
+  useEffect(() => {
+    void refreshUsage();
+  }, [routeKey]);
+  // Work finished by others (or by a worker after this page stopped following it) counts too.
   useEffect(() => {
     const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') reload();
+      if (document.visibilityState === 'visible') void refreshUsage();
     }, 15_000);
     return () => clearInterval(timer);
-  }, [reload]);
-  const views = poolViews(usage.data?.pools);
+  }, []);
+  const off = new Set(
+    Object.entries(POOL_FEATURE).flatMap(([pool, feature]) =>
+      usage?.gated_features[feature as keyof typeof usage.gated_features] === false ? [pool] : [],
+    ),
+  );
+  const views = poolViews(usage?.pools, off);
+  const planName = plans?.data.find((p) => p.slug === usage?.plan_slug)?.name ?? usage?.plan_slug;
   return (
     <section class="usage" aria-labelledby="usage-title" data-testid="usage">
       <h2 id="usage-title">Usage this month</h2>
-      {usage.data ? <p class="hint">Plan: {usage.data.plan_slug}</p> : null}
-      {usage.error && !usage.data ? <p class="hint">Usage unavailable</p> : null}
+      {usage ? <p class="hint">Plan: {planName}</p> : null}
+      {error && !usage ? <p class="hint">Usage unavailable</p> : null}
       {views.map((v) => (
-        <div class="meter" key={v.id} data-testid={`usage-${v.id}`}>
+        <div class="meter" key={v.id} data-testid={`usage-${v.id}`} data-level={v.level}>
           <div class="meter-label">
             <span id={`pool-${v.id}`}>{v.label}</span>
             <span class="meter-text">{v.text}</span>
           </div>
-          {/* biome-ignore lint/a11y/useSemanticElements: <meter> cannot be styled consistently; the ARIA meter is equivalent */}
-          <div
-            class={`meter-bar meter-${v.level}`}
-            role="meter"
-            aria-labelledby={`pool-${v.id}`}
-            aria-valuemin={0}
-            aria-valuemax={100}
-            aria-valuenow={v.fraction === undefined ? 0 : Math.round(v.fraction * 100)}
-            aria-valuetext={v.text}
-          >
-            <span style={{ width: `${v.fraction === undefined ? 0 : Math.max(2, v.fraction * 100)}%` }} />
-          </div>
+          {v.level === 'off' ? null : (
+            // biome-ignore lint/a11y/useSemanticElements: <meter> cannot be styled consistently; the ARIA meter is equivalent
+            <div
+              class={`meter-bar meter-${v.level}`}
+              role="meter"
+              aria-labelledby={`pool-${v.id}`}
+              aria-valuemin={0}
+              aria-valuemax={100}
+              aria-valuenow={v.fraction === undefined ? 0 : Math.round(v.fraction * 100)}
+              aria-valuetext={v.text}
+            >
+              <span style={{ width: `${v.fraction === undefined ? 0 : Math.max(2, v.fraction * 100)}%` }} />
+            </div>
+          )}
         </div>
       ))}
     </section>

@@ -74,14 +74,19 @@ export interface PoolView {
   id: string;
   label: string;
   text: string;
-  /** 0..1; undefined when unlimited */
+  /** 0..1; undefined when unlimited or not in the plan */
   fraction: number | undefined;
-  level: 'ok' | 'warn' | 'full';
+  /** `off`: the plan has none of it (a cap of 0, or its feature missing): not a full meter, a fact of the plan. */
+  level: 'ok' | 'warn' | 'full' | 'off';
 }
 
-/** The usage pools as meters: `12 / 100 images`, fraction, warning level at 80% and 100%. */
+/**
+ * The usage pools as meters: `12 / 100 images`, fraction, warning level at 80% and 100%. A pool the
+ * plan does not have (cap 0, or `off` names it) reads `Not in your plan` rather than a full red bar.
+ */
 export function poolViews(
   pools: Record<string, { usage: number; cap: number; unlimited: boolean }> | undefined,
+  off: ReadonlySet<string> = new Set(),
 ): PoolView[] {
   return Object.entries(pools ?? {}).map(([id, p]) => {
     const meta = POOL_LABELS[id] ?? { label: id.replace(/_/g, ' '), unit: '' };
@@ -90,6 +95,9 @@ export function poolViews(
       const u = n === 1 && meta.one ? meta.one : meta.unit;
       return u ? ` ${u}` : '';
     };
+    if (off.has(id) || (p.cap === 0 && !p.unlimited)) {
+      return { id, label: meta.label, text: 'Not in your plan', fraction: undefined, level: 'off' as const };
+    }
     if (p.unlimited || p.cap < 0) {
       return {
         id,

@@ -59,9 +59,12 @@ describe('formatters', () => {
       ['video_seconds', '85 / 100 s', 0.85, 'warn'],
       ['prompt_enhancements', '5 / 5 enhancements', 1, 'full'],
       ['environment_generations', '3 environments · unlimited', undefined, 'ok'],
-      ['brand_dna_extractions', '0 / 0 runs', 1, 'full'],
+      // A pool the plan does not have is a fact of the plan, not a full red meter.
+      ['brand_dna_extractions', 'Not in your plan', undefined, 'off'],
     ]);
     expect(poolViews(undefined)).toEqual([]);
+    const gated = poolViews({ video_seconds: { usage: 0, cap: 30, unlimited: false } }, new Set(['video_seconds']));
+    expect(gated.map((v) => [v.text, v.level])).toEqual([['Not in your plan', 'off']]);
     // Singular with one: "1 run", "1 / 1 image".
     const one = poolViews({
       brand_dna_extractions: { usage: 1, cap: -1, unlimited: true },

@@ -5,11 +5,29 @@ import { api } from '../api.ts';
 import { dnaFieldLabel, formatDate, percent, splitList, textOn } from '../format.ts';
 import { useAction, useAsync, useFollow } from '../hooks.ts';
 import { Badge, Button, ConfirmButton, Empty, ErrorBox, Field, Loading, notify, StatusBadge } from '../ui.tsx';
+import { useFeature } from '../usage.ts';
 import type { BrandAssets } from './brand.tsx';
+import { PlanLocked } from './plan-locked.tsx';
 
 const busy = (s: string) => s === 'pending' || s === 'extracting';
 
 export function DnaTab({ brandId, assets }: { brandId: string; assets: BrandAssets }) {
+  const gate = useFeature('brand_dna');
+  if (gate.allowed === undefined) return <Loading />;
+  if (!gate.allowed) {
+    return (
+      <PlanLocked gate={gate}>
+        <p>
+          Brand DNA reads your pictures, logos, fonts and web pages and distills the brand’s palette, typography, tone
+          and values, so every scene and video stays on brand.
+        </p>
+      </PlanLocked>
+    );
+  }
+  return <DnaVersions brandId={brandId} assets={assets} />;
+}
+
+function DnaVersions({ brandId, assets }: { brandId: string; assets: BrandAssets }) {
   const versions = useAsync((signal) => api.brandDna.list(brandId, { signal }), [brandId]);
   const [selected, setSelected] = useState<string | undefined>(undefined);
   const list = versions.data ?? [];

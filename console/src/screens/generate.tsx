@@ -7,6 +7,7 @@ import { useAction, useAsync, useFollow } from '../hooks.ts';
 import { pollUntil } from '../poll.ts';
 import { brandHref } from '../router.ts';
 import { Badge, Button, Empty, ErrorBox, FailureNote, Field, Loading, notify, StatusBadge } from '../ui.tsx';
+import { useFeature } from '../usage.ts';
 import { Thumb } from './assets.tsx';
 import { type BrandAssets, isPicture } from './brand.tsx';
 
@@ -30,8 +31,7 @@ const busyForge = (f: SceneForge) =>
 
 /** The plan's Brand DNA gate (the default of useBrandDna). */
 export function useDnaAllowed() {
-  const usage = useAsync((signal) => api.usage.get({ signal }), []);
-  return usage.data?.gated_features.brand_dna;
+  return useFeature('brand_dna').allowed;
 }
 
 export function GenerateTab({ brandId, assets }: { brandId: string; assets: BrandAssets }) {

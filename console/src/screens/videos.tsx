@@ -256,7 +256,7 @@ function VideoForm(props: {
             onChange={(e) => setUseDna(e.currentTarget.checked)}
             data-testid="video-use-dna"
           />
-          Use Brand DNA
+          Use Brand DNA{dnaAllowed === false ? ' (not in your plan)' : ''}
         </label>
       </div>
       <ErrorBox error={enhance.error} />
