@@ -43,9 +43,20 @@ export interface TaggedBrand {
   etag: string;
 }
 
+/**
+ * A row's representation and ETag, made once per row read: a row from the read cache is the same
+ * object on every request until a write (rows are read-only), so a polled brand is converted and
+ * hashed once, not per request. Treat both as read-only.
+ */
+const taggedByRow = new WeakMap<BrandRecord, TaggedBrand>();
 const tagged = (r: BrandRecord): TaggedBrand => {
-  const brand = toBrand(r);
-  return { brand, etag: etagOf(brand) };
+  let t = taggedByRow.get(r);
+  if (!t) {
+    const brand = toBrand(r);
+    t = { brand, etag: etagOf(brand) };
+    taggedByRow.set(r, t);
+  }
+  return t;
 };
 
 const NOT_BLANK = new Set(['name', 'industry', 'description']);
