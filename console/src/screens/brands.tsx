@@ -8,7 +8,7 @@ export function BrandsList() {
   const list = useAsync((signal) => api.brands.list({ limit: 100, sort: '-createdAt' }, { signal }), []);
   const brands = list.data?.data ?? [];
   return (
-    <section class="page">
+    <section class="page" data-testid="brands-page">
       <div class="page-head">
         <div>
           <h1>Brands</h1>

@@ -40,7 +40,7 @@ export function KeysScreen() {
       {list.data && list.data.length === 0 ? <Empty>No keys yet. Create one to call the API.</Empty> : null}
       {list.data && list.data.length > 0 ? (
         <div class="table-wrap">
-          <table class="table" data-testid="keys-table">
+          <table class="table stack" data-testid="keys-table">
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -60,15 +60,21 @@ export function KeysScreen() {
                 const state = keyState(k);
                 return (
                   <tr key={k.keyId} data-testid="key-row" data-key-id={k.keyId} data-state={state}>
-                    <td>{k.name}</td>
-                    <td>
+                    <td data-label="Name">{k.name}</td>
+                    <td data-label="Prefix">
                       <code>{k.prefix}…</code>
                     </td>
-                    <td>{k.env}</td>
-                    <td title={formatDate(k.createdAt)}>{formatDay(k.createdAt)}</td>
-                    <td title={formatDate(k.lastUsedAt)}>{relativeTime(k.lastUsedAt)}</td>
-                    <td title={formatDate(k.expiresAt)}>{k.expiresAt ? formatDay(k.expiresAt) : 'never'}</td>
-                    <td>
+                    <td data-label="Env">{k.env}</td>
+                    <td data-label="Created" title={formatDate(k.createdAt)}>
+                      {formatDay(k.createdAt)}
+                    </td>
+                    <td data-label="Last used" title={formatDate(k.lastUsedAt)}>
+                      {relativeTime(k.lastUsedAt)}
+                    </td>
+                    <td data-label="Expires" title={formatDate(k.expiresAt)}>
+                      {k.expiresAt ? formatDay(k.expiresAt) : 'never'}
+                    </td>
+                    <td data-label="Status">
                       <Badge tone={state === 'active' ? 'ok' : state === 'expired' ? 'warn' : 'bad'}>
                         {state === 'revoked' ? `revoked ${relativeTime(k.revokedAt)}` : state}
                       </Badge>
