@@ -11,6 +11,43 @@ const LOGO = Buffer.from(
     '<text x="0" y="21" font-family="Georgia, serif" font-size="22" fill="#ffffff">Atelier</text></svg>',
 );
 
+/**
+ * The docs page's own fixes: text that meets WCAG contrast (the version badges, the method and
+ * path of an operation), and the system's dark mode (swagger-ui has none: the page is inverted,
+ * hue kept, so the method colours stay recognisable).
+ */
+const DOCS_CSS = `
+.swagger-ui .info .title small { background: #4b5563; }
+.swagger-ui .info .title small.version-stamp { background: #3f6212; }
+.swagger-ui .info .title small pre { color: #fff; }
+.swagger-ui .opblock .opblock-summary-description,
+.swagger-ui .opblock-tag small { color: #374151; }
+.swagger-ui .info .url, .swagger-ui .info a { color: #1d4ed8; }
+.swagger-ui .btn.authorize, .swagger-ui .btn.authorize span { color: #1e6b3a; border-color: #1e6b3a; }
+.swagger-ui .btn.authorize svg { fill: #1e6b3a; }
+.swagger-ui .opblock.opblock-get .opblock-summary-method { background: #1f5f99; }
+.swagger-ui .opblock.opblock-post .opblock-summary-method { background: #1e6b3a; }
+.swagger-ui .opblock.opblock-put .opblock-summary-method { background: #8a4b00; }
+.swagger-ui .opblock.opblock-patch .opblock-summary-method { background: #0f6b62; }
+.swagger-ui .opblock.opblock-delete .opblock-summary-method { background: #b3261e; }
+.swagger-ui .opblock.opblock-head .opblock-summary-method,
+.swagger-ui .opblock.opblock-options .opblock-summary-method { background: #5b3f99; }
+@media (prefers-color-scheme: dark) {
+  html { background: #0f1115; }
+  body { filter: invert(0.92) hue-rotate(180deg); background: #fff; }
+}
+`;
+
+/** Names for the controls swagger-ui leaves unlabelled (the server picker). */
+const DOCS_JS = `(() => {
+  const label = () => {
+    const servers = document.getElementById('servers');
+    if (servers && !servers.getAttribute('aria-label')) servers.setAttribute('aria-label', 'Server');
+  };
+  new MutationObserver(label).observe(document.body, { childList: true, subtree: true });
+  label();
+})();`;
+
 const CONSOLE_ONLY = 'Console only: the web console calls it with its signed-in session; API keys get 403 `FORBIDDEN`.';
 
 const PREFER_WAIT = {
@@ -87,8 +124,14 @@ export async function installOpenApi(app: FastifyInstance, config: Pick<Config, 
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    uiConfig: { docExpansion: 'list' },
+    // BaseLayout: without swagger-ui's top bar (its "Explore" field and logo are of no use here);
+    // no deep links, whose anchors inside the operation buttons are nested controls.
+    uiConfig: { docExpansion: 'list', layout: 'BaseLayout', deepLinking: false },
     logo: { type: 'image/svg+xml', content: LOGO },
-    theme: { title: 'Atelier API' },
+    theme: {
+      title: 'Atelier API',
+      css: [{ filename: 'atelier.css', content: DOCS_CSS }],
+      js: [{ filename: 'atelier.js', content: DOCS_JS }],
+    },
   });
 }
