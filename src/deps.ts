@@ -15,7 +15,7 @@ import type { AppDeps } from './app-deps.ts';
 import { createAssetsModule } from './modules/assets/assets.module.ts';
 import { createExtractionModule } from './modules/extraction/extraction.module.ts';
 import { createBrandDnaModule } from './modules/brand-dna/brand-dna.module.ts';
-import { createGenerationEngines } from './modules/generation/engines.ts';
+import { createGenerationEngines, type GenerationEngines } from './modules/generation/engines.ts';
 import { ENGINE_WORKER } from './modules/generation/pooled-engines.ts';
 import { createThreadPool } from './adapters/workers/thread-pool.ts';
 import { type ReadinessCheck, redisCheck, storageCheck } from './adapters/readiness.ts';
@@ -43,6 +43,8 @@ export interface DepsOverrides extends CoreOverrides {
   storage?: ObjectStorage;
   /** Outbound fetcher (tests: an address policy that allows one local server). */
   fetcher?: Fetcher;
+  /** Wraps the engines the settings chose (tests: observe what an engine was asked). */
+  engines?: (made: GenerationEngines) => GenerationEngines;
 }
 
 export type Deps = AppDeps & {
@@ -103,7 +105,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
   // The local engines' CPU work runs on its own threads (0: on the event loop).
   const enginePool =
     config.engineThreads > 0 ? createThreadPool({ file: ENGINE_WORKER, threads: config.engineThreads }) : undefined;
-  const engines = createGenerationEngines(
+  const made = createGenerationEngines(
     { longSide: config.imageLongSide, image: config.imageEngine, llm: config.llm, video: config.video },
     {
       logger: createLogger(config).child({ component: 'generation' }),
@@ -112,6 +114,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
       pool: enginePool,
     },
   );
+  const engines = o.engines ? o.engines(made) : made;
   jobs.register(providerInputsPurgeJob({ storage }));
   const inputs = createInputsResolver({ db, plans, brandDna: brandDnaModule.service });
   const scenesModule = createScenesModule({

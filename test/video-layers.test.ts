@@ -1,28 +1,26 @@
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoRequest } from '../src/engines/video/video-engine.ts';
 import { layerKey, originalKey } from '../src/modules/assets/assets.keys.ts';
+import type { GenerationEngines } from '../src/modules/generation/engines.ts';
 import { createTestApp, dbKinds, type TestApp } from './helpers/app.ts';
 import { download, productFixture, settledGeneration } from './helpers/generation.ts';
 import { createBrand, uploadCompleteAssets } from './helpers/upload.ts';
 
-/** What the local video engine was asked, request by request (the real engine renders them). */
-const asked = vi.hoisted(() => [] as VideoRequest[]);
-vi.mock('../src/engines/video/local/local-video-engine.ts', async (original) => {
-  const m = await original<typeof import('../src/engines/video/local/local-video-engine.ts')>();
-  return {
-    ...m,
-    createLocalVideoEngine: (o?: Parameters<typeof m.createLocalVideoEngine>[0]) => {
-      const engine = m.createLocalVideoEngine(o);
-      return {
-        name: engine.name,
-        generate: (req: VideoRequest) => {
-          asked.push(req);
-          return engine.generate(req);
-        },
-      };
-    },
-  };
+/** What the video engine was asked, request by request (the real engine renders them). */
+const asked: VideoRequest[] = [];
+const observed = (e: GenerationEngines): GenerationEngines => ({
+  ...e,
+  video: (model) => {
+    const engine = e.video(model);
+    return {
+      name: engine.name,
+      generate: (req: VideoRequest) => {
+        asked.push(req);
+        return engine.generate(req);
+      },
+    };
+  },
 });
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read field by field
@@ -48,7 +46,7 @@ describe.each(dbKinds())('scene layers for videos (%s)', (kind) => {
     (['plate', 'product', 'info'] as const).map((l) => layerKey(orgId, assetId, l));
 
   beforeAll(async () => {
-    t = await createTestApp(kind);
+    t = await createTestApp(kind, { engines: observed });
     const a = await t.bootstrap({ orgName: 'Layers' });
     key = a.apiKey;
     orgId = a.organizationId;
