@@ -76,8 +76,8 @@ const runtime = dockerfile.stages.at(-1) ?? [];
 const workdir = last(runtime, 'WORKDIR');
 const imageEnv = envOf(runtime);
 const SETTINGS = settingNames();
-/** The commands src/main.ts dispatches to the server side. */
-const COMMANDS = [...read('src/main.ts').matchAll(/case '([a-z]+)':/g)].map((m) => m[1]);
+/** The commands the CLI (src/cli/run.ts) dispatches to the server side. */
+const COMMANDS = [...read('src/cli/run.ts').matchAll(/case '([a-z]+)':/g)].map((m) => m[1]);
 
 describe('Dockerfile', () => {
   it('builds on the Node.js image the project supports, installs with npm ci and builds the console', () => {
