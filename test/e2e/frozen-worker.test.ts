@@ -76,6 +76,8 @@ describe('a frozen worker (real processes)', () => {
             );
             expect(frozen.child.exitCode).toBeNull(); // still there, still stopped
             expect(performance.now() - t0).toBeLessThan(FREEZE_MS);
+            // The frozen worker was holding runs: the other one took them over and said so.
+            expect(other.output()).toMatch(/taken over after its lease expired/);
           } finally {
             frozen.child.kill('SIGCONT');
           }
@@ -98,7 +100,6 @@ describe('a frozen worker (real processes)', () => {
           expect(await frozen.exited).toBe(0);
         },
         {
-          ATELIER_IMAGE_LONG_SIDE: '512',
           ATELIER_PG_LOCK_TIMEOUT_MS: '2000',
           ATELIER_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS: '5000',
         },
