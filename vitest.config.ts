@@ -7,6 +7,12 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One worker process runs many files one after another (no fresh module graph per file): the
+    // app's modules, sharp and the engines load once per worker, not once per file (~10 % of the
+    // suite's CPU). Files share no state that matters: each makes its own app, data folder,
+    // PostgreSQL schema and Redis prefix; none mocks a module (tests wrap what they observe through
+    // DepsOverrides instead) and none changes process.env.
+    isolate: false,
     // Every core (vitest's default leaves one idle: on a 2-core CI machine that is one file at a
     // time). Much of the suite waits on real processes, databases, ffmpeg and sockets, so files
     // overlap well; files share nothing (own temp dirs, PostgreSQL schemas, Redis prefixes, ports).
