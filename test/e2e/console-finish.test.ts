@@ -1,11 +1,16 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isPublicAddress } from '../../src/adapters/fetch/address-policy.ts';
+import { createFetcher } from '../../src/adapters/fetch/fetcher.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { freePort } from '../helpers/assets.ts';
+import { productFixture } from '../helpers/generation.ts';
 
 /**
  * The console as people expect a creative tool to feel (issue 25), in real headless Chromium: errors
@@ -59,6 +64,8 @@ const AXE_RUN = `axe.run(document, { resultTypes: ['violations'] }).then((r) =>
 describe.skipIf(!hasChromium && !process.env.CI)('console finish (issue 25) in Chromium', () => {
   let t: TestApp;
   let base: string;
+  let shop: http.Server;
+  let shopOrigin = '';
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -151,9 +158,37 @@ describe.skipIf(!hasChromium && !process.env.CI)('console finish (issue 25) in C
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
     for (const f of fs.readdirSync(SHOTS)) if (f.startsWith('failed-finish')) fs.rmSync(path.join(SHOTS, f));
+    // A product page for URL import: an og:image, two pictures and a tiny icon the API does not keep.
+    const pictures: Record<string, Buffer> = {
+      '/img/hoodie.png': productFixture('solidus_hoodie_red_1.png'),
+      '/img/tote.png': productFixture('solidus_tote.png'),
+      '/img/mugs.png': productFixture('solidus_mug_set.png'),
+    };
+    shop = http.createServer((req, res) => {
+      const pic = pictures[req.url ?? ''];
+      if (pic) return res.writeHead(200, { 'content-type': 'image/png', 'content-length': pic.length }).end(pic);
+      if (req.url === '/products/hoodie') {
+        return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html>
+<html lang="en"><head><title>Solidus red hoodie</title>
+<meta property="og:image" content="${shopOrigin}/img/hoodie.png"></head>
+<body><h1>Red hoodie</h1>
+<img src="/img/tote.png" alt="Canvas tote bag" width="680" height="595">
+<img src="/img/mugs.png" alt="Set of two mugs" width="680" height="595"></body></html>`);
+      }
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => shop.listen(0, '127.0.0.1', r));
+    const shopPort = (shop.address() as AddressInfo).port;
+    shopOrigin = `http://127.0.0.1:${shopPort}`;
+
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    t = await createTestApp('sqlite', { env: { ATELIER_PUBLIC_URL: base } });
+    t = await createTestApp('sqlite', {
+      env: { ATELIER_PUBLIC_URL: base },
+      fetcher: createFetcher({
+        policy: (address, p) => (address === '127.0.0.1' && p === shopPort) || isPublicAddress(address),
+      }),
+    });
     await t.app.listen({ port, host: '127.0.0.1' });
     await t.deps.startWorkers();
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -169,6 +204,7 @@ describe.skipIf(!hasChromium && !process.env.CI)('console finish (issue 25) in C
   afterAll(async () => {
     await browser?.close();
     await t?.close();
+    await new Promise((r) => (shop ? shop.close(r) : r(undefined)));
   });
 
   step('an admin of a new organization on the free plan signs in to an empty console', async () => {
@@ -282,6 +318,93 @@ describe.skipIf(!hasChromium && !process.env.CI)('console finish (issue 25) in C
       expect(b && b.x >= 0 && b.x + b.width <= 375, `tab ${i} in sight`).toBe(true);
     }
     await page.setViewportSize(SIZES[0]);
+  });
+
+  step('5. two pictures uploaded at once both stay in the grid', async () => {
+    await gotoTab('assets');
+    const before = await page.locator(testid('asset-card')).count();
+    await page.setInputFiles(testid('asset-file-input'), [
+      path.join(FIXTURES, 'solidus_tote.png'),
+      path.join(FIXTURES, 'solidus_mug_set.png'),
+    ]);
+    for (const name of ['solidus_tote.png', 'solidus_mug_set.png']) {
+      const card = page.locator(testid('asset-card'), { hasText: name });
+      expect(await settled(card, ['complete', 'failed'], 30_000)).toBe('complete');
+    }
+    await page.waitForTimeout(1500);
+    expect(await page.locator(testid('asset-card')).count()).toBe(before + 2);
+  });
+
+  step(
+    '5. URL import ticks Keep only where the API kept the candidate',
+    async () => {
+      await gotoTab('extract');
+      await page.fill(testid('extract-url'), `${shopOrigin}/products/hoodie`);
+      await page.fill(testid('extract-purpose'), 'product');
+      await page.click(testid('extract-submit'));
+      expect(await settled(page.locator(testid('extraction')), ['completed', 'failed'], 45_000)).toBe('completed');
+      const candidates = page.locator(testid('candidate'));
+      const n = await candidates.count();
+      expect(n).toBeGreaterThanOrEqual(2);
+      for (let i = 0; i < n; i++) {
+        const c = candidates.nth(i);
+        const kept = (await c.getAttribute('data-kept')) === 'true';
+        expect(await c.locator(testid('candidate-keep')).isChecked(), `candidate ${i}`).toBe(kept);
+      }
+      await screen('extraction');
+    },
+    75_000,
+  );
+
+  step(
+    '5. a scene card is titled with the person’s prompt, the enhanced one on demand; the meter follows at once',
+    async () => {
+      await gotoTab('generate');
+      await page.locator(testid('product-option')).first().check();
+      const original = 'The red cap on a sunlit concrete ledge';
+      await page.fill(testid('forge-prompt'), original);
+      await page.click(testid('forge-enhance'));
+      await page.waitForFunction(
+        `document.querySelector('[data-testid="forge-prompt"]').value !== ${JSON.stringify(original)}`,
+        undefined,
+        { timeout: 30_000 },
+      );
+      const enhanced = await page.inputValue(testid('forge-prompt'));
+      await page.click(testid('forge-submit'));
+      const forge = page.locator(testid('forge')).first();
+      expect(await settled(forge, ['completed', 'failed'], 90_000)).toBe('completed');
+      const settledAt = Date.now();
+      expect(await forge.locator(testid('forge-title')).textContent()).toBe(original);
+      const full = forge.locator(testid('full-prompt'));
+      expect(await full.locator('p').isVisible()).toBe(false);
+      await full.locator('summary').click();
+      expect(await full.locator('p').textContent()).toBe(enhanced.trim());
+      await page.waitForFunction(
+        `/^4 images/.test(document.querySelector('[data-testid="usage-image_generations"] .meter-text')?.textContent ?? '')`,
+        undefined,
+        { timeout: 5_000 },
+      );
+      expect(Date.now() - settledAt, 'the meter lags').toBeLessThan(5_000);
+      await page.evaluate('scrollTo(0, 0)');
+      await screen('forge');
+    },
+    150_000,
+  );
+
+  step('5. the Brand DNA source picker leaves out generated pictures unless asked', async () => {
+    await gotoTab('dna');
+    await page.click(testid('dna-new'));
+    const names = async () =>
+      (await page.locator(`${testid('dna-form')} .check`).allTextContents()).filter((x) => /\(image\)/.test(x));
+    const own = await names();
+    expect(own.length).toBe(3);
+    expect(own.some((x) => x.startsWith('scene-'))).toBe(false);
+    await page.check(testid('dna-include-generated'));
+    const all = await names();
+    expect(all.length).toBe(7);
+    expect(all.slice(0, 3)).toEqual(own);
+    await page.uncheck(testid('dna-include-generated'));
+    await screen('dna-form');
   });
 
   step('the API reference at /docs passes axe too', async () => {

@@ -68,11 +68,13 @@ export function AssetsTab({ brandId, assets }: { brandId: string; assets: BrandA
           await putWithProgress(slot, file, { onProgress: (p) => patch(item.key, { progress: p }) });
           const confirmed = await api.assets.confirmUpload({ uploadId: slot.uploadId });
           patch(item.key, { stage: 'processing', asset: confirmed });
+          assets.add(confirmed);
           const done = await pollUntil({
             read: (o) => api.assets.get(confirmed.id, o),
             done: (a) => DONE.has(a.status),
             signal: new AbortController().signal,
           });
+          assets.add(done);
           patch(item.key, {
             stage: done.status === 'complete' ? 'complete' : 'failed',
             asset: done,
@@ -178,7 +180,14 @@ export function AssetsTab({ brandId, assets }: { brandId: string; assets: BrandA
       {!assets.loading && assets.assets.length === 0 ? <Empty>No assets yet: upload some above.</Empty> : null}
       <ul class="grid" data-testid="assets-grid">
         {shown.map((a) => (
-          <AssetCard key={a.id} asset={a} onDeleted={assets.reload} />
+          <AssetCard
+            key={a.id}
+            asset={a}
+            onDeleted={() => {
+              assets.remove(a.id);
+              assets.reload();
+            }}
+          />
         ))}
       </ul>
     </div>

@@ -1,7 +1,9 @@
 /** One brand: header, section tabs, and the section. */
+import { useState } from 'preact/hooks';
 import type { Asset } from '../../../sdk/src/index.ts';
 import { api, deletes } from '../api.ts';
 import { navigate, useAsync } from '../hooks.ts';
+import { mergeAssets } from '../lists.ts';
 import { type BrandTab, brandHref } from '../router.ts';
 import { ConfirmButton, ErrorBox, Loading, notify, TabLinks } from '../ui.tsx';
 import { AssetsTab } from './assets.tsx';
@@ -25,6 +27,9 @@ export interface BrandAssets {
   loading: boolean;
   error: unknown;
   reload: () => void;
+  /** An asset uploaded on this page, shown at once and kept until the list has it. */
+  add: (a: Asset) => void;
+  remove: (id: string) => void;
 }
 
 export const isPicture = (a: Asset) => a.metadata.fileType.startsWith('image/');
@@ -44,11 +49,17 @@ export function BrandPage(props: { id: string; tab: BrandTab; query: Record<stri
     },
     [props.id],
   );
+  const [fresh, setFresh] = useState<Asset[]>([]);
   const assets: BrandAssets = {
-    assets: assetsState.data ?? [],
+    assets: mergeAssets(assetsState.data ?? [], fresh),
     loading: assetsState.loading,
     error: assetsState.error,
     reload: assetsState.reload,
+    add: (a) => setFresh((list) => [a, ...list.filter((x) => x.id !== a.id)]),
+    remove: (id) => {
+      setFresh((list) => list.filter((x) => x.id !== id));
+      assetsState.setData((list) => list?.filter((x) => x.id !== id));
+    },
   };
 
   if (!brand.data) {

@@ -5,7 +5,8 @@ import { api } from '../api.ts';
 import { dnaFieldLabel, formatDate, percent, splitList, textOn } from '../format.ts';
 import { useAction, useAsync, useFollow } from '../hooks.ts';
 import { Badge, Button, ConfirmButton, Empty, ErrorBox, Field, Loading, notify, StatusBadge } from '../ui.tsx';
-import { useFeature } from '../usage.ts';
+import { dnaSources } from '../lists.ts';
+import { refreshUsage, useFeature } from '../usage.ts';
 import type { BrandAssets } from './brand.tsx';
 import { PlanLocked } from './plan-locked.tsx';
 
@@ -110,7 +111,10 @@ function VersionItem({ v, current, onSelect }: { v: BrandDnaVersionSummary; curr
 }
 
 function CreateDna(props: { brandId: string; assets: Asset[]; onCreated: (v: BrandDnaVersionSummary) => void }) {
-  const usable = props.assets.filter((a) => a.status === 'complete');
+  const [withGenerated, setWithGenerated] = useState(false);
+  // The brand's own files only, unless asked: DNA learnt from its own output drifts.
+  const usable = dnaSources(props.assets, withGenerated);
+  const generated = dnaSources(props.assets, true).length - dnaSources(props.assets, false).length;
   const [name, setName] = useState('');
   const [ids, setIds] = useState<string[]>([]);
   const [urls, setUrls] = useState('');
@@ -130,6 +134,7 @@ function CreateDna(props: { brandId: string; assets: Asset[]; onCreated: (v: Bra
             }),
           );
           if (v) {
+            void refreshUsage();
             notify('Brand DNA extraction started');
             setName('');
             setIds([]);
@@ -163,6 +168,17 @@ function CreateDna(props: { brandId: string; assets: Asset[]; onCreated: (v: Bra
               </label>
             ))}
           </div>
+          {generated > 0 ? (
+            <label class="check include-generated">
+              <input
+                type="checkbox"
+                checked={withGenerated}
+                onChange={(e) => setWithGenerated(e.currentTarget.checked)}
+                data-testid="dna-include-generated"
+              />
+              Also offer generated pictures ({generated}): scenes and environments made here
+            </label>
+          ) : null}
         </fieldset>
         <Field label="Web pages" hint="One URL per line.">
           {(id, hint) => (

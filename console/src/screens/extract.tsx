@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import type { Extraction } from '../../../sdk/src/index.ts';
 import { api } from '../api.ts';
 import { useAction, useFollow } from '../hooks.ts';
+import { type ImportPick, mergePicks } from '../lists.ts';
 import { Badge, Button, Empty, ErrorBox, FailureNote, Field, Loading, notify, StatusBadge } from '../ui.tsx';
 
 const running = (x?: Extraction) => !!x && (x.status === 'pending' || x.status === 'processing');
@@ -11,7 +12,7 @@ export function ExtractTab({ brandId, onCommitted }: { brandId: string; onCommit
   const [url, setUrl] = useState('');
   const [purpose, setPurpose] = useState('');
   const [run, setRun] = useState<Extraction | undefined>(undefined);
-  const [picks, setPicks] = useState<Record<string, { keep: boolean; logo: boolean }>>({});
+  const [picks, setPicks] = useState<Record<string, ImportPick>>({});
   const start = useAction();
   const commit = useAction();
 
@@ -22,13 +23,9 @@ export function ExtractTab({ brandId, onCommitted }: { brandId: string; onCommit
     (x) => !running(x),
     (x) => {
       setRun(x);
-      if (x.candidates) {
-        setPicks((old) =>
-          Object.fromEntries(
-            x.candidates!.map((c) => [c.candidateId, old[c.candidateId] ?? { keep: c.kept, logo: false }]),
-          ),
-        );
-      }
+      // The API's `kept` holds until the person changes a pick (a pick made while the run was
+      // still ranking no longer outlives the API's final word).
+      if (x.candidates) setPicks((old) => mergePicks(old, x.candidates!));
     },
   );
 
@@ -115,7 +112,8 @@ export function ExtractTab({ brandId, onCommitted }: { brandId: string; onCommit
           <ul class="grid" data-testid="candidates">
             {(run.candidates ?? []).map((c) => {
               const p = picks[c.candidateId] ?? { keep: c.kept, logo: false };
-              const set = (q: Partial<typeof p>) => setPicks((old) => ({ ...old, [c.candidateId]: { ...p, ...q } }));
+              const set = (q: Partial<ImportPick>) =>
+                setPicks((old) => ({ ...old, [c.candidateId]: { ...p, ...q, touched: true } }));
               const label = `Candidate ${c.rank}`;
               return (
                 <li
@@ -123,6 +121,7 @@ export function ExtractTab({ brandId, onCommitted }: { brandId: string; onCommit
                   class="card asset-card"
                   data-testid="candidate"
                   data-candidate-id={c.candidateId}
+                  data-kept={String(c.kept)}
                 >
                   {c.previewUrl ? (
                     <img src={c.previewUrl} alt={`${label}: ${c.relevanceReason}`} class="thumb" loading="lazy" />

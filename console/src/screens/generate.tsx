@@ -7,7 +7,8 @@ import { useAction, useAsync, useFollow } from '../hooks.ts';
 import { pollUntil } from '../poll.ts';
 import { brandHref } from '../router.ts';
 import { Badge, Button, Empty, ErrorBox, FailureNote, Field, Loading, notify, StatusBadge } from '../ui.tsx';
-import { useFeature } from '../usage.ts';
+import { cardTitle } from '../lists.ts';
+import { refreshUsage, useFeature } from '../usage.ts';
 import { Thumb } from './assets.tsx';
 import { type BrandAssets, isPicture } from './brand.tsx';
 
@@ -53,7 +54,7 @@ export function GenerateTab({ brandId, assets }: { brandId: string; assets: Bran
         {forges.data && all.length === 0 ? <Empty>No scenes yet: compose one above.</Empty> : null}
         <ul class="forges" data-testid="forges">
           {all.map((f) => (
-            <ForgeCard key={f.sceneForgeId} forge={f} brandId={brandId} />
+            <ForgeCard key={f.sceneForgeId} forge={f} brandId={brandId} onSettled={assets.reload} />
           ))}
         </ul>
       </section>
@@ -106,6 +107,7 @@ function Composer(props: { brandId: string; assets: BrandAssets; onCreated: (f: 
         if (f) {
           notify('Scene started: four variations are on their way');
           props.onCreated(f);
+          void refreshUsage();
         }
       }}
     >
@@ -224,6 +226,7 @@ function Composer(props: { brandId: string; assets: BrandAssets; onCreated: (f: 
                 signal: new AbortController().signal,
               });
             });
+            void refreshUsage();
             if (!done) return;
             if (done.status === 'failed' || !done.optimizedPrompt) {
               enhance.setError(new Error(done.errorMessage ?? 'The prompt could not be enhanced.'));
@@ -287,6 +290,7 @@ function EnvironmentForm({ brandId, onDone }: { brandId: string; onDone: () => v
               signal: new AbortController().signal,
             });
           });
+          void refreshUsage();
           if (!done) return;
           if (done.status === 'failed')
             setError(new Error(done.errorMessage ?? 'The environment could not be generated.'));
@@ -320,7 +324,16 @@ function EnvironmentForm({ brandId, onDone }: { brandId: string; onDone: () => v
   );
 }
 
-function ForgeCard({ forge: initial, brandId }: { forge: SceneForge; brandId: string }) {
+function ForgeCard({
+  forge: initial,
+  brandId,
+  onSettled,
+}: {
+  forge: SceneForge;
+  brandId: string;
+  /** The variations are brand assets too: the asset list reads them when the forge settles. */
+  onSettled: () => void;
+}) {
   const [forge, setForge] = useState(initial);
   const [tick, setTick] = useState(0);
   useFollow(
@@ -328,8 +341,18 @@ function ForgeCard({ forge: initial, brandId }: { forge: SceneForge; brandId: st
     busyForge(forge),
     (o) => api.scenes.get(forge.sceneForgeId, o),
     (f) => !busyForge(f),
-    setForge,
+    (f) => {
+      setForge(f);
+      // Each variation that lands spends an image: the meters follow it.
+      void refreshUsage();
+      if (!busyForge(f)) onSettled();
+    },
   );
+  const { title, full } = cardTitle({
+    prompt: forge.blendingPrompt,
+    original: forge.originalPrompt,
+    theme: forge.theme,
+  });
   const update = (v: Variation) =>
     setForge((f) => ({
       ...f,
@@ -347,7 +370,9 @@ function ForgeCard({ forge: initial, brandId }: { forge: SceneForge; brandId: st
     <li class="card forge" data-testid="forge" data-forge-id={forge.sceneForgeId} data-status={forge.status}>
       <div class="forge-head">
         <div>
-          <p class="forge-prompt">{forge.blendingPrompt}</p>
+          <p class="forge-prompt" data-testid="forge-title">
+            {title}
+          </p>
           <p class="muted small">
             {formatDate(forge.createdAt)} · {forge.aspectRatio} · {forge.partner}
             {forge.theme ? ` · ${forge.theme}` : ''}
@@ -355,6 +380,7 @@ function ForgeCard({ forge: initial, brandId }: { forge: SceneForge; brandId: st
         </div>
         <StatusBadge status={forge.status} />
       </div>
+      {full ? <FullPrompt text={full} /> : null}
       {forge.status === 'failed' ? (
         <FailureNote
           message={forge.errorMessage}
@@ -396,6 +422,16 @@ function ForgeCard({ forge: initial, brandId }: { forge: SceneForge; brandId: st
         </div>
       ))}
     </li>
+  );
+}
+
+/** The whole (enhanced) prompt of a generation, on demand. */
+export function FullPrompt({ text }: { text: string }) {
+  return (
+    <details class="full-prompt" data-testid="full-prompt">
+      <summary>Full prompt</summary>
+      <p>{text}</p>
+    </details>
   );
 }
 

@@ -8,7 +8,9 @@ import { pollUntil } from '../poll.ts';
 import { Button, Empty, ErrorBox, FailureNote, Field, Loading, notify, StatusBadge } from '../ui.tsx';
 import { Thumb } from './assets.tsx';
 import { type BrandAssets, isPicture } from './brand.tsx';
-import { useDnaAllowed } from './generate.tsx';
+import { FullPrompt, useDnaAllowed } from './generate.tsx';
+import { cardTitle } from '../lists.ts';
+import { refreshUsage } from '../usage.ts';
 
 const MODELS = [
   'video-model-7',
@@ -111,6 +113,7 @@ function VideoForm(props: {
         if (group) {
           notify('Video started');
           props.onCreated(group);
+          void refreshUsage();
         }
       }}
     >
@@ -277,19 +280,26 @@ function VideoGroup({ group: initial }: { group: GeneratedVideosGroup }) {
     running(g),
     (o) => api.videos.get(g.generatedVideosGroupId, o),
     (x) => !running(x),
-    setG,
+    (x) => {
+      setG(x);
+      if (!running(x)) void refreshUsage();
+    },
   );
+  const { title, full } = cardTitle({ prompt: g.prompt });
   return (
     <li class="card forge" data-testid="video-group" data-group-id={g.generatedVideosGroupId} data-status={g.status}>
       <div class="forge-head">
         <div>
-          <p class="forge-prompt">{g.prompt}</p>
+          <p class="forge-prompt" data-testid="video-title">
+            {title}
+          </p>
           <p class="muted small">
             {formatDate(g.createdAt)} · {g.model} · {g.duration} s · {g.dimension.width}×{g.dimension.height}
           </p>
         </div>
         <StatusBadge status={g.status} />
       </div>
+      {full ? <FullPrompt text={full} /> : null}
       {g.error ? (
         <FailureNote message={g.error.message} code={g.error.code} fallback="This video could not be generated." />
       ) : null}
