@@ -51,7 +51,7 @@ export async function buildConsole(o: { outDir?: string; minify?: boolean } = {}
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light">
+<meta name="color-scheme" content="light dark">
 <title>Atelier console</title>
 <link rel="icon" href="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='4' fill='%23334155'/%3E%3C/svg%3E">
 <link rel="stylesheet" href="./${css.name}">

@@ -10,6 +10,7 @@ import { BrandPage } from './screens/brand.tsx';
 import { BrandsList } from './screens/brands.tsx';
 import { KeysScreen } from './screens/keys.tsx';
 import { InviteScreen, LoginScreen } from './screens/login.tsx';
+import { applyThemePref, loadThemePref, THEME_PREFS, type ThemePref } from './theme.ts';
 import { Button, Loading, Toaster } from './ui.tsx';
 import { refreshUsage, resetUsage, useUsage } from './usage.ts';
 
@@ -167,12 +168,40 @@ function Shell(props: { session: Session; route: Route; onSignOut: () => void; c
           </a>
         </nav>
         <UsageMeters routeKey={props.route} />
+        <ThemePicker />
       </aside>
       <main class="content" id="main" tabIndex={-1}>
         {props.children}
       </main>
       <Toaster />
     </div>
+  );
+}
+
+const THEME_LABELS: Record<ThemePref, string> = { system: 'Same as system', light: 'Light', dark: 'Dark' };
+
+/** Light, dark, or the system's choice (the default). */
+function ThemePicker() {
+  const [pref, setPref] = useState(loadThemePref);
+  return (
+    <label class="theme-picker">
+      Appearance
+      <select
+        value={pref}
+        data-testid="theme"
+        onChange={(e) => {
+          const next = e.currentTarget.value as ThemePref;
+          setPref(next);
+          applyThemePref(next);
+        }}
+      >
+        {THEME_PREFS.map((p) => (
+          <option key={p} value={p}>
+            {THEME_LABELS[p]}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
 

@@ -407,6 +407,31 @@ describe.skipIf(!hasChromium && !process.env.CI)('console finish (issue 25) in C
     await screen('dna-form');
   });
 
+  step('4. follows the system’s dark mode, with a choice that overrides it and survives a reload', async () => {
+    const bg = () => page.evaluate<string>('getComputedStyle(document.documentElement).backgroundColor');
+    const dark = (c: string) => {
+      const [r = 0, g = 0, b = 0] = (c.match(/\d+/g) ?? []).map(Number);
+      return r + g + b < 3 * 60;
+    };
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await page.inputValue(testid('theme'))).toBe('system');
+    expect(dark(await bg())).toBe(true);
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(dark(await bg())).toBe(false);
+    await page.selectOption(testid('theme'), 'dark');
+    expect(dark(await bg())).toBe(true);
+    await page.reload();
+    await page.waitForSelector(testid('theme'));
+    expect(await page.inputValue(testid('theme'))).toBe('dark');
+    expect(dark(await bg())).toBe(true);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.selectOption(testid('theme'), 'light');
+    expect(dark(await bg())).toBe(false);
+    await page.selectOption(testid('theme'), 'system');
+    expect(dark(await bg())).toBe(true);
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
   step('the API reference at /docs passes axe too', async () => {
     await page.goto(`${base}/docs`);
     await page.waitForSelector('.swagger-ui .info');
