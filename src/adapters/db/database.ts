@@ -162,6 +162,13 @@ async function openPostgres(url: string, opts: DatabaseOptions): Promise<Databas
   return wrap(kysely, 'postgres', schema);
 }
 
+/** PostgreSQL's invalid_schema_name for another schema than ours: one dropped while the catalog was read. */
+export function droppedMeanwhile(error: unknown, ours: string | undefined): boolean {
+  const e = error as { code?: unknown; message?: unknown } | undefined;
+  if (e?.code !== '3F000' || typeof e.message !== 'string') return false;
+  return ours === undefined || !e.message.includes(`"${ours}"`);
+}
+
 function wrap(
   kysely: Kysely<DB>,
   dialect: Dialect,
@@ -179,7 +186,14 @@ function wrap(
         // Keep the migration bookkeeping inside the schema too, or Kysely sees another schema's.
         ...(pgSchema ? { migrationTableSchema: pgSchema } : {}),
       });
-      const { error, results } = await migrator.migrateToLatest();
+      // Kysely's migrator reads every schema's tables from the catalog before it takes its lock;
+      // a schema another client drops meanwhile (another install on the same server, a test's
+      // throwaway schema) fails that read with invalid_schema_name. Nothing was migrated then:
+      // read again.
+      let { error, results } = await migrator.migrateToLatest();
+      for (let retry = 0; retry < 5 && droppedMeanwhile(error, pgSchema); retry++) {
+        ({ error, results } = await migrator.migrateToLatest());
+      }
       const failed = results?.find((r) => r.status === 'Error');
       if (error || failed) {
         throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
