@@ -391,6 +391,33 @@ describe.skipIf(!hasChromium && !process.env.CI)('console finish (issue 25) in C
     150_000,
   );
 
+  step(
+    '6. a running scene shows its stage, its variations as they land, and an estimate from the last run',
+    async () => {
+      await page.fill(testid('forge-prompt'), 'The tote on a park bench in autumn light');
+      await page.click(testid('forge-submit'));
+      const forge = page.locator(testid('forge')).first();
+      await forge.locator(testid('forge-title'), { hasText: 'park bench' }).waitFor();
+      const progress = forge.locator(testid('run-progress'));
+      await progress.waitFor({ timeout: 5_000 });
+      const seen = new Set<string>();
+      const stage = await progress.getAttribute('data-stage');
+      if (stage) seen.add(stage);
+      expect(['queued', 'generating', 'scoring']).toContain(stage);
+      expect(await progress.textContent()).toMatch(
+        /Waiting for a worker|Generating: \d of 4 variations ready|critique/,
+      );
+      // The estimate comes from the forge before this one.
+      expect(await forge.locator(testid('run-eta')).textContent()).toMatch(/about \d+ s left|almost done/);
+      await progress.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(SHOTS, 'finish-forge-running-1280-light.png') });
+      expect(await settled(forge, ['completed', 'failed'], 90_000)).toBe('completed');
+      await progress.waitFor({ state: 'detached', timeout: 30_000 });
+      expect(await forge.locator(testid('pending-tile')).count()).toBe(0);
+    },
+    120_000,
+  );
+
   step('5. the Brand DNA source picker leaves out generated pictures unless asked', async () => {
     await gotoTab('dna');
     await page.click(testid('dna-new'));
@@ -401,7 +428,7 @@ describe.skipIf(!hasChromium && !process.env.CI)('console finish (issue 25) in C
     expect(own.some((x) => x.startsWith('scene-'))).toBe(false);
     await page.check(testid('dna-include-generated'));
     const all = await names();
-    expect(all.length).toBe(7);
+    expect(all.length).toBe(11);
     expect(all.slice(0, 3)).toEqual(own);
     await page.uncheck(testid('dna-include-generated'));
     await screen('dna-form');

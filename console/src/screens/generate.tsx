@@ -8,9 +8,11 @@ import { pollUntil } from '../poll.ts';
 import { brandHref } from '../router.ts';
 import { Badge, Button, Empty, ErrorBox, FailureNote, Field, Loading, notify, StatusBadge } from '../ui.tsx';
 import { cardTitle } from '../lists.ts';
+import { recentDurations, stageOf } from '../progress.ts';
 import { refreshUsage, useFeature } from '../usage.ts';
 import { Thumb } from './assets.tsx';
 import { type BrandAssets, isPicture } from './brand.tsx';
+import { PendingTile, RunProgress } from './run-progress.tsx';
 
 export const ASPECTS = ['1:1', '4:3', '3:4', '3:2', '2:3', '16:9', '9:16', '21:9'] as const;
 export const PARTNERS = ['default', 'partner-1', 'partner-2', 'partner-3'] as const;
@@ -43,6 +45,9 @@ export function GenerateTab({ brandId, assets }: { brandId: string; assets: Bran
   const [fresh, setFresh] = useState<SceneForge[]>([]);
   const listed = forges.data?.data ?? [];
   const all = [...fresh.filter((f) => !listed.some((l) => l.sceneForgeId === f.sceneForgeId)), ...listed];
+  const [done, setDone] = useState<SceneForge[]>([]);
+  // The estimate for a running forge: how long this brand's recent forges took.
+  const recent = recentDurations([...done, ...listed]);
   return (
     <div>
       <Composer brandId={brandId} assets={assets} onCreated={(f) => setFresh((x) => [f, ...x])} />
@@ -54,7 +59,16 @@ export function GenerateTab({ brandId, assets }: { brandId: string; assets: Bran
         {forges.data && all.length === 0 ? <Empty>No scenes yet: compose one above.</Empty> : null}
         <ul class="forges" data-testid="forges">
           {all.map((f) => (
-            <ForgeCard key={f.sceneForgeId} forge={f} brandId={brandId} onSettled={assets.reload} />
+            <ForgeCard
+              key={f.sceneForgeId}
+              forge={f}
+              brandId={brandId}
+              recent={recent}
+              onSettled={(settled) => {
+                setDone((d) => [settled, ...d.filter((x) => x.sceneForgeId !== settled.sceneForgeId)]);
+                assets.reload();
+              }}
+            />
           ))}
         </ul>
       </section>
@@ -327,12 +341,15 @@ function EnvironmentForm({ brandId, onDone }: { brandId: string; onDone: () => v
 function ForgeCard({
   forge: initial,
   brandId,
+  recent,
   onSettled,
 }: {
   forge: SceneForge;
   brandId: string;
+  /** Durations of recent finished forges (ms), for the estimate. */
+  recent: number[];
   /** The variations are brand assets too: the asset list reads them when the forge settles. */
-  onSettled: () => void;
+  onSettled: (f: SceneForge) => void;
 }) {
   const [forge, setForge] = useState(initial);
   const [tick, setTick] = useState(0);
@@ -345,9 +362,10 @@ function ForgeCard({
       setForge(f);
       // Each variation that lands spends an image: the meters follow it.
       void refreshUsage();
-      if (!busyForge(f)) onSettled();
+      if (!busyForge(f)) onSettled(f);
     },
   );
+  const stage = stageOf(forge, forge.variations);
   const { title, full } = cardTitle({
     prompt: forge.blendingPrompt,
     original: forge.originalPrompt,
@@ -381,6 +399,9 @@ function ForgeCard({
         <StatusBadge status={forge.status} />
       </div>
       {full ? <FullPrompt text={full} /> : null}
+      {stage.stage !== 'done' && stage.stage !== 'failed' ? (
+        <RunProgress stage={stage} createdAt={forge.createdAt} recent={recent} />
+      ) : null}
       {forge.status === 'failed' ? (
         <FailureNote
           message={forge.errorMessage}
@@ -462,9 +483,7 @@ function VariationTile(props: {
             loading="lazy"
           />
         ) : (
-          <div class="thumb-placeholder" aria-hidden="true">
-            {v.status === 'failed' ? 'failed' : <span class="spinner" />}
-          </div>
+          <PendingTile status={v.status} />
         )}
         <span class="variation-label">{v.label}</span>
       </div>

@@ -10,6 +10,8 @@ import { Thumb } from './assets.tsx';
 import { type BrandAssets, isPicture } from './brand.tsx';
 import { FullPrompt, useDnaAllowed } from './generate.tsx';
 import { cardTitle } from '../lists.ts';
+import { recentDurations, stageOf } from '../progress.ts';
+import { PendingTile, RunProgress } from './run-progress.tsx';
 import { refreshUsage } from '../usage.ts';
 
 const MODELS = [
@@ -52,7 +54,7 @@ export function VideosTab(props: { brandId: string; assets: BrandAssets; from: s
         {groups.data && all.length === 0 ? <Empty>No videos yet.</Empty> : null}
         <ul class="forges" data-testid="video-groups">
           {all.map((g) => (
-            <VideoGroup key={g.generatedVideosGroupId} group={g} />
+            <VideoGroup key={g.generatedVideosGroupId} group={g} recent={recentDurations(listed)} />
           ))}
         </ul>
       </section>
@@ -273,7 +275,7 @@ function VideoForm(props: {
   );
 }
 
-function VideoGroup({ group: initial }: { group: GeneratedVideosGroup }) {
+function VideoGroup({ group: initial, recent }: { group: GeneratedVideosGroup; recent: number[] }) {
   const [g, setG] = useState(initial);
   useFollow(
     g.generatedVideosGroupId,
@@ -286,6 +288,7 @@ function VideoGroup({ group: initial }: { group: GeneratedVideosGroup }) {
     },
   );
   const { title, full } = cardTitle({ prompt: g.prompt });
+  const stage = stageOf(g, g.variations, 'videos');
   return (
     <li class="card forge" data-testid="video-group" data-group-id={g.generatedVideosGroupId} data-status={g.status}>
       <div class="forge-head">
@@ -300,6 +303,7 @@ function VideoGroup({ group: initial }: { group: GeneratedVideosGroup }) {
         <StatusBadge status={g.status} />
       </div>
       {full ? <FullPrompt text={full} /> : null}
+      {running(g) ? <RunProgress stage={stage} createdAt={g.createdAt} recent={recent} /> : null}
       {g.error ? (
         <FailureNote message={g.error.message} code={g.error.code} fallback="This video could not be generated." />
       ) : null}
@@ -317,9 +321,7 @@ function VideoGroup({ group: initial }: { group: GeneratedVideosGroup }) {
                 data-testid="video-player"
               />
             ) : (
-              <div class="thumb-placeholder" aria-hidden="true">
-                {v.status === 'failed' ? 'failed' : <span class="spinner" />}
-              </div>
+              <PendingTile status={v.status} />
             )}
             {v.previewUrl ? (
               <details>
