@@ -3,7 +3,7 @@
  * Run by `npm run console:build` (and so by `npm start`) and by the test global setup.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -11,6 +11,8 @@ import { build } from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const CONSOLE_DIST = join(here, 'dist');
+/** The sample product photos the console offers to a new organization (served at /console/samples/). */
+export const SAMPLES_DIR = join(here, '..', 'samples');
 
 export interface ConsoleBuild {
   outDir: string;
@@ -66,6 +68,10 @@ export async function buildConsole(o: { outDir?: string; minify?: boolean } = {}
   // Old hashed bundles go: the folder holds exactly one build.
   for (const name of await readdir(outDir)) {
     if (/^app(-[0-9a-f]+)?\.(js|css)$/.test(name)) await rm(join(outDir, name));
+  }
+  await mkdir(join(outDir, 'samples'), { recursive: true });
+  for (const name of await readdir(SAMPLES_DIR)) {
+    if (name.endsWith('.png')) await copyFile(join(SAMPLES_DIR, name), join(outDir, 'samples', name));
   }
   await Promise.all([
     writeFile(join(outDir, js.name), js.text),

@@ -14,7 +14,9 @@ describe('console build', () => {
     dir = await mkdtemp(join(tmpdir(), 'atelier-console-'));
     const out = await buildConsole({ outDir: dir });
     const names = (await readdir(dir)).sort();
-    expect(names).toHaveLength(3);
+    expect(names).toHaveLength(4);
+    // The sample product photos a new organization is offered.
+    expect((await readdir(join(dir, 'samples'))).sort()).toEqual(['cap-red.png', 'mug-set.png', 'notebook.png']);
     const js = names.find((n) => /^app-[0-9a-f]{10}\.js$/.test(n));
     const css = names.find((n) => /^app-[0-9a-f]{10}\.css$/.test(n));
     expect(js && css).toBeTruthy();
@@ -26,6 +28,6 @@ describe('console build', () => {
     expect(gzip).toBeLessThan(60 * 1024);
     // A rebuild replaces the old bundle instead of piling up files.
     await buildConsole({ outDir: dir });
-    expect(await readdir(dir)).toHaveLength(3);
+    expect(await readdir(dir)).toHaveLength(4);
   });
 });

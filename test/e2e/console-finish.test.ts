@@ -211,17 +211,35 @@ describe.skipIf(!hasChromium && !process.env.CI)('console finish (issue 25) in C
     ({ organizationId: orgId } = await t.bootstrap({ orgName: 'Pop-up Studio', plan: 'free' }));
     email = 'grace@popup.example';
     await acceptInvite(await invite('Grace Hopper', email, 'admin'));
-    await screen('brands-empty');
   });
 
-  step('creates a brand and uploads a product picture', async () => {
-    await page.click(testid('brand-new'));
+  step('7. an empty organization is walked through brand → product photo → first scene', async () => {
+    const guide = page.locator(testid('guide'));
+    expect(await guide.locator('h2').textContent()).toBe('Welcome to Atelier');
+    expect(await guide.locator(testid('guide-step')).count()).toBe(3);
+    await screen('guide-welcome');
+    await page.click(testid('guide-start'));
     await page.fill(testid('brand-name'), 'Solidus');
     await page.fill(testid('brand-industry'), 'Apparel');
     await page.fill(testid('brand-description'), 'Caps, hoodies and totes made to last.');
     await page.click(testid('brand-save'));
     await page.waitForSelector(testid('brand-page'));
     brandId = (await page.getAttribute(testid('brand-page'), 'data-brand-id')) ?? '';
+    // On the brand's page: step 1 done, the sample photos one click away.
+    const steps = page.locator(`${testid('guide')} ${testid('guide-step')}`);
+    expect(
+      await steps.evaluateAll((els) => els.map((e) => (e as unknown as { dataset: { done: string } }).dataset.done)),
+    ).toEqual(['true', 'false', 'false']);
+    expect(await page.locator(testid('sample')).count()).toBe(3);
+    await screen('guide-brand');
+    await page.click(`${testid('sample')}[data-sample="mug-set.png"]`);
+    const sample = page.locator(testid('asset-card'), { hasText: 'mug-set.png' });
+    expect(await settled(sample, ['complete', 'failed'], 30_000)).toBe('complete');
+    await page.locator(`${testid('guide-step')}[data-done="true"]`, { hasText: 'product photo' }).waitFor();
+    await page.waitForSelector(testid('guide-compose'));
+  });
+
+  step('uploads a product picture with the file input', async () => {
     await page.setInputFiles(testid('asset-file-input'), path.join(FIXTURES, 'solidus_cap_red_1.png'));
     const card = page.locator(testid('asset-card'), { hasText: 'solidus_cap_red_1.png' });
     expect(await settled(card, ['complete', 'failed'], 30_000)).toBe('complete');
@@ -385,6 +403,8 @@ describe.skipIf(!hasChromium && !process.env.CI)('console finish (issue 25) in C
         { timeout: 5_000 },
       );
       expect(Date.now() - settledAt, 'the meter lags').toBeLessThan(5_000);
+      // The first scene done: the guide has done its job.
+      expect(await page.locator(testid('guide')).count()).toBe(0);
       await page.evaluate('scrollTo(0, 0)');
       await screen('forge');
     },
@@ -424,12 +444,12 @@ describe.skipIf(!hasChromium && !process.env.CI)('console finish (issue 25) in C
     const names = async () =>
       (await page.locator(`${testid('dna-form')} .check`).allTextContents()).filter((x) => /\(image\)/.test(x));
     const own = await names();
-    expect(own.length).toBe(3);
+    expect(own.length).toBe(4);
     expect(own.some((x) => x.startsWith('scene-'))).toBe(false);
     await page.check(testid('dna-include-generated'));
     const all = await names();
-    expect(all.length).toBe(11);
-    expect(all.slice(0, 3)).toEqual(own);
+    expect(all.length).toBe(12);
+    expect(all.slice(0, 4)).toEqual(own);
     await page.uncheck(testid('dna-include-generated'));
     await screen('dna-form');
   });

@@ -10,16 +10,13 @@ import type { BrandAssets } from './brand.tsx';
 
 const DONE = new Set(['complete', 'failed', 'canceled']);
 
-export function AssetsTab({ brandId, assets }: { brandId: string; assets: BrandAssets }) {
+/** Uploads of a brand: each file's row (progress, processing, its error), and the uploader. */
+export function useUploads(brandId: string, assets: BrandAssets) {
   const [items, setItems] = useState<UploadItem[]>([]);
-  const [asLogo, setAsLogo] = useState(false);
-  const [over, setOver] = useState(false);
-  const [filter, setFilter] = useState('');
-  const input = useRef<HTMLInputElement>(null);
   const patch = (key: string, p: Partial<UploadItem>) =>
     setItems((list) => list.map((i) => (i.key === key ? { ...i, ...p } : i)));
 
-  const upload = async (picked: File[]) => {
+  const upload = async (picked: File[], asLogo = false) => {
     if (picked.length === 0) return;
     // Files the API would refuse are refused here, each on its own row, without failing the others.
     const refused = picked.flatMap((f, n) => {
@@ -90,6 +87,26 @@ export function AssetsTab({ brandId, assets }: { brandId: string; assets: BrandA
     );
     notify(files.length === 1 ? 'Upload finished' : `${files.length} uploads finished`);
   };
+
+  return { items, upload };
+}
+
+export type Uploads = ReturnType<typeof useUploads>;
+
+/** A sample product photo shipped with the console (samples/), as a File to upload. */
+export async function sampleFile(name: string): Promise<File> {
+  const res = await fetch(new URL(`samples/${name}`, location.href.split('#')[0]));
+  if (!res.ok) throw new Error('The sample photo could not be loaded.');
+  return new File([await res.blob()], name, { type: 'image/png' });
+}
+
+export function AssetsTab({ assets, uploads }: { assets: BrandAssets; uploads: Uploads }) {
+  const { items } = uploads;
+  const upload = (files: File[]) => uploads.upload(files, asLogo);
+  const [asLogo, setAsLogo] = useState(false);
+  const [over, setOver] = useState(false);
+  const [filter, setFilter] = useState('');
+  const input = useRef<HTMLInputElement>(null);
 
   const shown = assets.assets.filter((a) => !filter || a.metadata.type === filter);
   const types = [...new Set(assets.assets.map((a) => a.metadata.type))].sort();

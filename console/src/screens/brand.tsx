@@ -6,10 +6,11 @@ import { navigate, useAsync } from '../hooks.ts';
 import { mergeAssets } from '../lists.ts';
 import { type BrandTab, brandHref } from '../router.ts';
 import { ConfirmButton, ErrorBox, Loading, notify, TabLinks } from '../ui.tsx';
-import { AssetsTab } from './assets.tsx';
+import { AssetsTab, useUploads } from './assets.tsx';
 import { BrandForm } from './brand-form.tsx';
 import { DnaTab } from './dna.tsx';
 import { ExtractTab } from './extract.tsx';
+import { BrandGuide } from './guide.tsx';
 import { GenerateTab } from './generate.tsx';
 import { VideosTab } from './videos.tsx';
 
@@ -62,6 +63,13 @@ export function BrandPage(props: { id: string; tab: BrandTab; query: Record<stri
     },
   };
 
+  const uploads = useUploads(props.id, assets);
+  // How many scenes the brand has: none yet, and the page guides it to its first.
+  const scenes = useAsync(
+    async (signal) => (await api.scenes.list(props.id, { partner: 'all', limit: 1 }, { signal })).pagination.totalItems,
+    [props.id, props.tab],
+  );
+
   if (!brand.data) {
     return (
       <section class="page">
@@ -102,10 +110,11 @@ export function BrandPage(props: { id: string; tab: BrandTab; query: Record<stri
           current: t === props.tab,
         }))}
       />
+      {scenes.data === 0 ? <BrandGuide brandId={b.id} assets={assets} uploads={uploads} scenes={scenes.data} /> : null}
       <div class="tab-body">
-        {props.tab === 'assets' ? <AssetsTab brandId={b.id} assets={assets} /> : null}
+        {props.tab === 'assets' ? <AssetsTab assets={assets} uploads={uploads} /> : null}
         {props.tab === 'extract' ? <ExtractTab brandId={b.id} onCommitted={assets.reload} /> : null}
-        {props.tab === 'generate' ? <GenerateTab brandId={b.id} assets={assets} /> : null}
+        {props.tab === 'generate' ? <GenerateTab brandId={b.id} assets={assets} onCreated={scenes.reload} /> : null}
         {props.tab === 'videos' ? <VideosTab brandId={b.id} assets={assets} from={props.query.from} /> : null}
         {props.tab === 'dna' ? <DnaTab brandId={b.id} assets={assets} /> : null}
         {props.tab === 'edit' ? (

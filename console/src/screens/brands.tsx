@@ -2,7 +2,8 @@
 import { api } from '../api.ts';
 import { useAsync } from '../hooks.ts';
 import { brandHref } from '../router.ts';
-import { Badge, Empty, ErrorBox, Loading } from '../ui.tsx';
+import { Badge, ErrorBox, Loading } from '../ui.tsx';
+import { WelcomeGuide } from './guide.tsx';
 
 export function BrandsList() {
   const list = useAsync((signal) => api.brands.list({ limit: 100, sort: '-createdAt' }, { signal }), []);
@@ -20,11 +21,7 @@ export function BrandsList() {
       </div>
       {list.loading && !list.data ? <Loading /> : null}
       <ErrorBox error={list.error} />
-      {list.data && brands.length === 0 ? (
-        <Empty>
-          No brands yet. <a href="#/brands/new">Create the first one</a>.
-        </Empty>
-      ) : null}
+      {list.data && brands.length === 0 ? <WelcomeGuide /> : null}
       <ul class="cards" data-testid="brands-list">
         {brands.map((b) => (
           <li key={b.id} class="card brand-card" data-testid="brand-card" data-brand-id={b.id}>

@@ -37,7 +37,16 @@ export function useDnaAllowed() {
   return useFeature('brand_dna').allowed;
 }
 
-export function GenerateTab({ brandId, assets }: { brandId: string; assets: BrandAssets }) {
+export function GenerateTab({
+  brandId,
+  assets,
+  onCreated,
+}: {
+  brandId: string;
+  assets: BrandAssets;
+  /** A scene was started (the brand page's guide is done then). */
+  onCreated?: () => void;
+}) {
   const forges = useAsync(
     (signal) => api.scenes.list(brandId, { partner: 'all', limit: 20, sortOrder: 'desc' }, { signal }),
     [brandId],
@@ -50,7 +59,14 @@ export function GenerateTab({ brandId, assets }: { brandId: string; assets: Bran
   const recent = recentDurations([...done, ...listed]);
   return (
     <div>
-      <Composer brandId={brandId} assets={assets} onCreated={(f) => setFresh((x) => [f, ...x])} />
+      <Composer
+        brandId={brandId}
+        assets={assets}
+        onCreated={(f) => {
+          setFresh((x) => [f, ...x]);
+          onCreated?.();
+        }}
+      />
       <EnvironmentForm brandId={brandId} onDone={assets.reload} />
       <section class="section">
         <h2>Gallery</h2>
