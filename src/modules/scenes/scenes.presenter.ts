@@ -61,9 +61,11 @@ export async function presentForges(
   orgId: string,
   repo: Pick<ScenesRepo, 'variationsOf' | 'refinementsOf'>,
   assets: Pick<AssetsService, 'refs'>,
+  /** The variations as the caller just wrote them (a create answers with what it stored, not with a worker's progress since). */
+  written?: VariationRow[],
 ): Promise<SceneForge[]> {
   const forgeIds = rows.map((r) => r.id);
-  const variations = await repo.variationsOf(forgeIds);
+  const variations = written ?? (await repo.variationsOf(forgeIds));
   const refinements = await repo.refinementsOf(forgeIds);
   const ids = new Set<string>();
   for (const r of refinements) ids.add(r.source_asset_id);

@@ -151,7 +151,8 @@ export function createScenesService(deps: ScenesServiceDeps) {
         },
         () => repo.deleteForge(forgeId),
       );
-      return (await present([forge], orgId))[0]!;
+      // The forge as stored: a worker may already be on its first variation.
+      return (await presentForges([forge], orgId, repo, deps.assets, variations))[0]!;
     },
 
     /** A refinement of one of the forge's completed variations; the forge, back to processing. */

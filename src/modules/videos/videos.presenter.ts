@@ -31,8 +31,10 @@ export async function presentGroups(
   rows: GroupRow[],
   orgId: string,
   deps: VideoPresenterDeps,
+  /** The variations as the caller just wrote them (a create answers with what it stored, not with a worker's progress since). */
+  written?: VideoRow[],
 ): Promise<GeneratedVideosGroup[]> {
-  const variations = await deps.repo.variationsOf(rows.map((r) => r.id));
+  const variations = written ?? (await deps.repo.variationsOf(rows.map((r) => r.id)));
   const wanted = new Set<string>();
   for (const g of rows) {
     for (const id of [g.start_asset_id, g.end_asset_id]) if (id) wanted.add(id);

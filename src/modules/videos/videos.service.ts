@@ -143,7 +143,8 @@ export function createVideosService(deps: VideosServiceDeps) {
         },
         () => repo.deleteGroup(groupId),
       );
-      return { data: await present([group], orgId), pagination: listPagination(1, 1, 1) };
+      // The group as stored: a worker may already be on its first variation.
+      return { data: await presentGroups([group], orgId, deps, variations), pagination: listPagination(1, 1, 1) };
     },
 
     async get(p: Principal, id: string): Promise<GeneratedVideosGroup> {
