@@ -30,6 +30,7 @@ import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { createRouteCatalog } from './mcp/route-catalog.ts';
 import { mcpRoutes } from './mcp/mcp.routes.ts';
 import { apiKeysRoutes } from './modules/access/api-keys.routes.ts';
+import { membersRoutes } from './modules/access/members.routes.ts';
 import { consoleRoutes } from './modules/console/console.routes.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -115,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(usageRoutes(deps));
       await v1.register(consoleOnlyRoutes());
       await v1.register(apiKeysRoutes(deps));
+      await v1.register(membersRoutes(deps));
       await v1.register(blobRoutes(deps));
       await v1.register(assetsRoutes(deps));
       await v1.register(extractionRoutes(deps));

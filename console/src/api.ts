@@ -125,3 +125,36 @@ export const deletes = {
     await api.call('DELETE /v1/assets/{assetId}', { path: { assetId } });
   },
 };
+
+// ---- Members (console-only routes for admins; hidden from the OpenAPI document) -------------------
+
+export interface Member {
+  userId: string;
+  name: string;
+  email: string | null;
+  role: 'owner' | 'admin' | 'member' | 'viewer';
+  status: 'active' | 'invited';
+  isYou: boolean;
+  createdAt: string;
+}
+export interface MemberInvite {
+  inviteUrl: string;
+  inviteExpiresAt: string;
+}
+
+export function membersApi(client: Atelier) {
+  const send = async <T>(method: string, url: string, body?: unknown) =>
+    (await client.http.send<T>({ method, url, body })).data;
+  const one = (userId: string) => `/v1/members/${encodeURIComponent(userId)}`;
+  return {
+    list: async () => (await send<{ data: Member[] }>('GET', '/v1/members')).data,
+    invite: (body: { name: string; email: string; role: Member['role'] }) =>
+      send<{ member: Member } & MemberInvite>('POST', '/v1/members', body),
+    setRole: (userId: string, role: Member['role']) => send<Member>('PATCH', one(userId), { role }),
+    newInvite: (userId: string) => send<MemberInvite>('POST', `${one(userId)}/invite`),
+    remove: async (userId: string) => {
+      await send<void>('DELETE', one(userId));
+    },
+  };
+}
+export const members = membersApi(api);

@@ -9,6 +9,8 @@ import { BrandForm } from './screens/brand-form.tsx';
 import { BrandPage } from './screens/brand.tsx';
 import { BrandsList } from './screens/brands.tsx';
 import { KeysScreen } from './screens/keys.tsx';
+import { managesMembers } from './members.ts';
+import { MembersScreen } from './screens/members.tsx';
 import { InviteScreen, LoginScreen } from './screens/login.tsx';
 import { applyThemePref, loadThemePref, THEME_PREFS, type ThemePref } from './theme.ts';
 import { Button, Loading, Toaster } from './ui.tsx';
@@ -78,12 +80,12 @@ export function App() {
         signedIn(null);
       }}
     >
-      <Screen route={route} />
+      <Screen route={route} role={session.user.role} />
     </Shell>
   );
 }
 
-function Screen({ route }: { route: Route }) {
+function Screen({ route, role }: { route: Route; role: string }) {
   switch (route.name) {
     case 'brands':
       return <BrandsList />;
@@ -93,6 +95,14 @@ function Screen({ route }: { route: Route }) {
       return <BrandPage key={route.id} id={route.id} tab={route.tab} query={route.query} />;
     case 'keys':
       return <KeysScreen />;
+    case 'members':
+      if (managesMembers(role)) return <MembersScreen myRole={role} />;
+      return (
+        <section class="page">
+          <h1>Members</h1>
+          <p>Only admins and owners of the organization manage its members.</p>
+        </section>
+      );
     default:
       return (
         <section class="page">
@@ -120,7 +130,7 @@ function Centered({ children }: { children: preact.ComponentChildren }) {
 function Shell(props: { session: Session; route: Route; onSignOut: () => void; children: preact.ComponentChildren }) {
   const { user } = props.session;
   const [menu, setMenu] = useState(false);
-  const section = props.route.name === 'keys' ? 'keys' : 'brands';
+  const section = props.route.name === 'keys' || props.route.name === 'members' ? props.route.name : 'brands';
   useEffect(() => setMenu(false), [props.route]);
   return (
     <div class="shell">
@@ -166,6 +176,16 @@ function Shell(props: { session: Session; route: Route; onSignOut: () => void; c
           >
             API keys
           </a>
+          {managesMembers(user.role) ? (
+            <a
+              href="#/members"
+              class="nav-link"
+              aria-current={section === 'members' ? 'page' : undefined}
+              data-testid="nav-members"
+            >
+              Members
+            </a>
+          ) : null}
         </nav>
         <UsageMeters routeKey={props.route} />
         <ThemePicker />

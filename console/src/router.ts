@@ -9,6 +9,7 @@ export type Route =
   | { name: 'brand-new' }
   | { name: 'brand'; id: string; tab: BrandTab; query: Record<string, string> }
   | { name: 'keys' }
+  | { name: 'members' }
   | { name: 'not-found'; path: string };
 
 /** The route of a location hash (`#/…`, with or without the `#`). */
@@ -22,6 +23,7 @@ export function parseRoute(hash: string): Route {
   if (a === 'login' && parts.length === 1) return { name: 'login' };
   if (a === 'invite' && b && parts.length === 2) return { name: 'invite', token: b };
   if (a === 'keys' && parts.length === 1) return { name: 'keys' };
+  if (a === 'members' && parts.length === 1) return { name: 'members' };
   if (a === 'brands') {
     if (parts.length === 1) return { name: 'brands' };
     if (b === 'new' && parts.length === 2) return { name: 'brand-new' };
@@ -46,6 +48,8 @@ export function href(route: Route): string {
       return '#/brands/new';
     case 'keys':
       return '#/keys';
+    case 'members':
+      return '#/members';
     case 'brand': {
       const base = `#/brands/${encodeURIComponent(route.id)}${route.tab === 'assets' ? '' : `/${route.tab}`}`;
       const q = new URLSearchParams(route.query).toString();

@@ -8,6 +8,7 @@ describe('console routes', () => {
     expect(parseRoute('#/login')).toEqual({ name: 'login' });
     expect(parseRoute('#/invite/abc_DEF-1')).toEqual({ name: 'invite', token: 'abc_DEF-1' });
     expect(parseRoute('#/keys')).toEqual({ name: 'keys' });
+    expect(parseRoute('#/members')).toEqual({ name: 'members' });
     expect(parseRoute('#/brands')).toEqual({ name: 'brands' });
     expect(parseRoute('#/brands/new')).toEqual({ name: 'brand-new' });
     expect(parseRoute('#/brands/b1')).toEqual({ name: 'brand', id: 'b1', tab: 'assets', query: {} });
@@ -34,6 +35,7 @@ describe('console routes', () => {
       { name: 'brands' },
       { name: 'brand-new' },
       { name: 'keys' },
+      { name: 'members' },
       { name: 'brand', id: 'b/1', tab: 'assets', query: {} },
       { name: 'brand', id: 'b1', tab: 'generate', query: {} },
       { name: 'brand', id: 'b1', tab: 'videos', query: { from: 'x&y' } },

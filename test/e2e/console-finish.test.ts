@@ -479,6 +479,57 @@ describe.skipIf(!hasChromium && !process.env.CI)('console finish (issue 25) in C
     await page.emulateMedia({ colorScheme: 'light' });
   });
 
+  step('8. an admin invites a person, whose link lets them in; changes their role; removes them', async () => {
+    await page.click(testid('nav-members'));
+    const rows = page.locator(testid('member-row'));
+    await rows.first().waitFor();
+    expect(await page.locator(testid('member-row'), { hasText: 'Grace Hopper (you)' }).count()).toBe(1);
+    // Nobody changes their own role or removes themselves.
+    const me = page.locator(testid('member-row'), { hasText: '(you)' });
+    expect(await me.locator(testid('member-role')).count()).toBe(0);
+    expect(await me.locator(testid('member-remove')).count()).toBe(0);
+
+    await page.click(testid('member-new'));
+    await page.fill(testid('member-name'), 'Linus');
+    await page.fill(testid('member-email'), 'linus@popup.example');
+    // An admin cannot make owners.
+    expect(await page.locator(`${testid('member-invite-role')} option`).allTextContents()).toEqual([
+      'admin',
+      'member',
+      'viewer',
+    ]);
+    await page.selectOption(testid('member-invite-role'), 'member');
+    await page.click(testid('member-invite'));
+    const url = ((await page.textContent(testid('member-link-url'))) ?? '').trim();
+    expect(url).toMatch(/\/console\/#\/invite\//);
+    await screen('members-invited');
+    await page.click(testid('member-link-done'));
+    const linus = page.locator(testid('member-row'), { hasText: 'Linus' });
+    expect(await linus.getAttribute('data-status')).toBe('invited');
+
+    // The link works, once, in another browser.
+    const other = await browser.newContext({ baseURL: base });
+    const p2 = await other.newPage();
+    await p2.goto(url);
+    await p2.fill(testid('invite-password'), PASSWORD);
+    await p2.fill(testid('invite-password-again'), PASSWORD);
+    await p2.click(testid('invite-submit'));
+    await p2.waitForSelector(testid('brands-page'));
+    expect(await p2.textContent(testid('org-name'))).toBe('Pop-up Studio');
+    expect(await p2.locator(testid('nav-members')).count()).toBe(0);
+    await other.close();
+
+    await page.reload();
+    await linus.waitFor();
+    expect(await linus.getAttribute('data-status')).toBe('active');
+    await linus.locator(testid('member-role')).selectOption('viewer');
+    await page.locator(`${testid('member-row')}[data-role="viewer"]`, { hasText: 'Linus' }).waitFor();
+    await screen('members');
+    await linus.locator(testid('member-remove')).click();
+    await page.click(testid('confirm-ok'));
+    await linus.waitFor({ state: 'detached' });
+  });
+
   step('the API reference at /docs passes axe too', async () => {
     await page.goto(`${base}/docs`);
     await page.waitForSelector('.swagger-ui .info');

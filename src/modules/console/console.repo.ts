@@ -43,6 +43,12 @@ export function createConsoleRepo(db: Database) {
         .executeTakeFirst();
       return r !== undefined;
     },
+    /** Which of these users have set a password (signed in at least once after their invite). */
+    async withPassword(userIds: string[]): Promise<Set<string>> {
+      if (userIds.length === 0) return new Set();
+      const rows = await k.selectFrom('user_credentials').select('user_id').where('user_id', 'in', userIds).execute();
+      return new Set(rows.map((r) => r.user_id));
+    },
     async setPassword(userId: string, hash: string, now: string) {
       await k.transaction().execute(async (trx) => {
         await trx.deleteFrom('user_credentials').where('user_id', '=', userId).execute();

@@ -222,6 +222,11 @@ export function createConsoleService({ repo, access, clock, config }: ConsoleSer
       return { url: `${config.publicUrl}/console/#/invite/${token}`, token, expiresAt };
     },
 
+    /** The users of `userIds` who have a password (the others are still invited). */
+    async withPassword(userIds: string[]): Promise<Set<string>> {
+      return repo.withPassword(userIds);
+    },
+
     /** Operator: sets a password directly (local setups); signs the user out everywhere. */
     async setPassword(userId: string, password: string): Promise<void> {
       const problem = passwordProblem(password);
