@@ -479,6 +479,40 @@ describe.skipIf(!hasChromium && !process.env.CI)('console finish (issue 25) in C
     await page.emulateMedia({ colorScheme: 'light' });
   });
 
+  step(
+    '6. a video shows its stage while it runs, titled with the prompt',
+    async () => {
+      await page.click(testid('nav-brands'));
+      await page.click(`${testid('brand-card')} a`);
+      await gotoTab('generate');
+      const forge = page.locator(testid('forge')).first();
+      await forge.locator(testid('variation-video')).first().click();
+      await page.waitForSelector(`${testid('tab-videos')}[aria-current="page"]`);
+      await page.fill(testid('video-duration'), '2');
+      await page.fill(testid('video-prompt'), 'Slow push-in on the tote, warm light');
+      await page.click(testid('video-submit'));
+      const group = page.locator(testid('video-group')).first();
+      await group.locator(testid('run-progress')).waitFor({ timeout: 5_000 });
+      expect(await group.locator(testid('run-progress')).textContent()).toMatch(
+        /Waiting for a worker|Generating: 0 of 1 videos ready/,
+      );
+      expect(await settled(group, ['completed', 'failed'], 90_000)).toBe('completed');
+      expect(await group.locator(testid('video-title')).textContent()).toBe('Slow push-in on the tote, warm light');
+      await page.evaluate('scrollTo(0, 0)');
+      await screen('video');
+    },
+    120_000,
+  );
+
+  step('the other screens: brand settings, the brands list', async () => {
+    await gotoTab('edit');
+    await page.waitForSelector(testid('brand-save'));
+    await screen('brand-settings');
+    await page.click(testid('nav-brands'));
+    await page.waitForSelector(testid('brand-card'));
+    await screen('brands');
+  });
+
   step('8. an admin invites a person, whose link lets them in; changes their role; removes them', async () => {
     await page.click(testid('nav-members'));
     const rows = page.locator(testid('member-row'));
@@ -528,6 +562,12 @@ describe.skipIf(!hasChromium && !process.env.CI)('console finish (issue 25) in C
     await linus.locator(testid('member-remove')).click();
     await page.click(testid('confirm-ok'));
     await linus.waitFor({ state: 'detached' });
+  });
+
+  step('signs out to the sign-in screen', async () => {
+    await page.click(testid('sign-out'));
+    await page.waitForSelector(testid('login-form'));
+    await screen('sign-in');
   });
 
   step('the API reference at /docs passes axe too', async () => {
