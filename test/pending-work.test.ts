@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobLogger } from '../src/jobs/types.ts';
 import { createTestApp, dbKinds, type TestApp } from './helpers/app.ts';
-import { productFixture } from './helpers/generation.ts';
-import { createBrand, uploadCompleteAssets } from './helpers/upload.ts';
+import { createForge, uploadCap } from './helpers/generation.ts';
+import { createBrand } from './helpers/upload.ts';
 
 /**
  * Work a create left `pending` whose job never reached the queue (a process that died between
@@ -81,17 +81,8 @@ describe.each(dbKinds())('pending-work sweep (%s)', (kind) => {
 
   it('covers a forge’s variations: each lost job enqueued again, then the forge failed and its units released', async () => {
     offsetMs = 0;
-    const [product] = await uploadCompleteAssets(t, key, brandId, [
-      { name: 'cap.png', type: 'image/png', bytes: productFixture('solidus_cap_red_1.png') },
-    ]);
-    const created = await t.request({
-      method: 'POST',
-      url: `/v1/brands/${brandId}/scene-forges`,
-      key,
-      payload: { blendingPrompt: 'The cap on a wooden table', promptIsEnhanced: false, productAssetIds: [product] },
-    });
-    expect(created.statusCode, created.body).toBe(202);
-    const forgeId: string = created.json().sceneForgeId;
+    const product = await uploadCap(t, key, brandId);
+    const forgeId: string = (await createForge(t, key, brandId, [product])).sceneForgeId;
     const variations = await t.deps.db.kysely
       .selectFrom('generated_images')
       .select('id')

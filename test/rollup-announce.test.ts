@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScenesRepo } from '../src/modules/scenes/scenes.repo.ts';
 import { createTestApp, dbKinds, type TestApp } from './helpers/app.ts';
-import { productFixture } from './helpers/generation.ts';
-import { createBrand, uploadCompleteAssets } from './helpers/upload.ts';
+import { createForge, uploadCap } from './helpers/generation.ts';
+import { createBrand } from './helpers/upload.ts';
 
 /**
  * A forge's variations finishing together: each `finish` returns the forge as its own transaction
@@ -23,17 +23,8 @@ describe.each(dbKinds())('variations finishing together (%s)', (kind) => {
   it('exactly one finish sees the forge end', async () => {
     const { apiKey: key } = await t.bootstrap();
     const brandId = await createBrand(t, key, 'Solidus');
-    const [product] = await uploadCompleteAssets(t, key, brandId, [
-      { name: 'cap.png', type: 'image/png', bytes: productFixture('solidus_cap_red_1.png') },
-    ]);
-    const created = await t.request({
-      method: 'POST',
-      url: `/v1/brands/${brandId}/scene-forges`,
-      key,
-      payload: { blendingPrompt: 'The cap on a wooden table', promptIsEnhanced: false, productAssetIds: [product] },
-    });
-    expect(created.statusCode, created.body).toBe(202);
-    const forgeId: string = created.json().sceneForgeId;
+    const product = await uploadCap(t, key, brandId);
+    const forgeId: string = (await createForge(t, key, brandId, [product])).sceneForgeId;
     const repo = createScenesRepo(t.deps.db);
     const variations = (await t.deps.db.kysely
       .selectFrom('generated_images')

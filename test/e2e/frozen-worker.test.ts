@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { redisAvailable } from '../../src/jobs/jobs.test-harness.ts';
 import { dbKinds } from '../helpers/app.ts';
 import { eventually } from '../helpers/assets.ts';
-import { kill, workerReady } from '../helpers/processes.ts';
+import { apiClient, kill, workerReady } from '../helpers/processes.ts';
 import { withScaledStack } from '../helpers/scaled.ts';
 
 /**
@@ -17,9 +17,6 @@ const SLOW = 180_000;
 const FREEZE_MS = 20_000;
 const RUNS = 8;
 const redis = await redisAvailable();
-// biome-ignore lint/suspicious/noExplicitAny: response bodies of the API, checked by the assertions
-type Json = any;
-
 describe('a frozen worker (real processes)', () => {
   it.runIf(redis && dbKinds().includes('postgres'))(
     `SIGSTOP one of two workers for up to ${FREEZE_MS / 1000} s: the other completes every job meanwhile`,
@@ -27,17 +24,7 @@ describe('a frozen worker (real processes)', () => {
       withScaledStack(
         'frozen',
         async ({ base, apiKey, worker: frozen, start }) => {
-          const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-          const call = async (method: string, url: string, body?: unknown): Promise<Json> => {
-            const res = await fetch(`${base}/v1${url}`, {
-              method,
-              headers,
-              ...(body ? { body: JSON.stringify(body) } : {}),
-            });
-            const json = await res.json();
-            if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
-            return json;
-          };
+          const { call } = apiClient(base, apiKey);
           const other = start(['worker']);
           await workerReady(other);
           const brand = await call('POST', '/brands', {

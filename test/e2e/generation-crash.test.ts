@@ -8,7 +8,7 @@ import { redisAvailable } from '../../src/jobs/jobs.test-harness.ts';
 import { dbKinds, tmpDir } from '../helpers/app.ts';
 import { eventually, freePort } from '../helpers/assets.ts';
 import { productFixture } from '../helpers/generation.ts';
-import { atelier, cleanEnv, healthy, kill, type Proc, run, workerReady } from '../helpers/processes.ts';
+import { apiClient, atelier, cleanEnv, healthy, kill, type Proc, run, workerReady } from '../helpers/processes.ts';
 import { withScaledStack } from '../helpers/scaled.ts';
 
 /**
@@ -25,21 +25,6 @@ const redis = await redisAvailable();
 // biome-ignore lint/suspicious/noExplicitAny: response bodies of the API, checked by the assertions
 type Json = any;
 
-function client(base: string, apiKey: string) {
-  const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-  const call = async (method: string, url: string, body?: unknown): Promise<Json> => {
-    const res = await fetch(`${base}/v1${url}`, { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
-    const json = await res.json();
-    if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
-  return {
-    call,
-    get: (url: string) => call('GET', url),
-    post: (url: string, body: unknown) => call('POST', url, body),
-  };
-}
-
 interface Submitted {
   brandId: string;
   productId: string;
@@ -51,7 +36,10 @@ interface Submitted {
 
 /** A product, then three forges, a DNA version, an extraction and a video, alternating API nodes. */
 async function submit(bases: string[], apiKey: string): Promise<Submitted> {
-  const [a, b = a] = bases.map((x) => client(x, apiKey)) as [ReturnType<typeof client>, ReturnType<typeof client>?];
+  const [a, b = a] = bases.map((x) => apiClient(x, apiKey)) as [
+    ReturnType<typeof apiClient>,
+    ReturnType<typeof apiClient>?,
+  ];
   const brand = await a.post('/brands', {
     name: 'Crash',
     industry: 'Testing',
@@ -108,7 +96,7 @@ async function submit(bases: string[], apiKey: string): Promise<Submitted> {
 
 /** SIGKILLs `victim` as soon as a variation of the first forge is processing. */
 async function killMidway(base: string, apiKey: string, s: Submitted, victim: Proc) {
-  const api = client(base, apiKey);
+  const api = apiClient(base, apiKey);
   await eventually(
     async () => {
       const forge = await api.get(`/scene-forges/${s.forgeIds[0]}`);
@@ -123,7 +111,7 @@ async function killMidway(base: string, apiKey: string, s: Submitted, victim: Pr
 
 /** Everything terminal; each forge with exactly its four variations, all completed. */
 async function settleAll(base: string, apiKey: string, s: Submitted) {
-  const api = client(base, apiKey);
+  const api = apiClient(base, apiKey);
   const terminal = ['completed', 'failed', 'ready'];
   const forges = await eventually(
     async () => {

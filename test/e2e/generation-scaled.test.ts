@@ -4,7 +4,7 @@ import { redisAvailable } from '../../src/jobs/jobs.test-harness.ts';
 import { dbKinds } from '../helpers/app.ts';
 import { eventually } from '../helpers/assets.ts';
 import { productFixture } from '../helpers/generation.ts';
-import { kill } from '../helpers/processes.ts';
+import { apiClient, kill } from '../helpers/processes.ts';
 import { withScaledStack } from '../helpers/scaled.ts';
 
 /**
@@ -23,17 +23,7 @@ describe('generation in the scaled mode (real processes)', () => {
     'enhancement, environment, scene forge, refinement and video through an API node and a worker on PostgreSQL, BullMQ and S3',
     () =>
       withScaledStack('gen', async ({ base, apiKey, worker }) => {
-        const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-        const call = async (method: string, url: string, body?: unknown): Promise<Json> => {
-          const res = await fetch(`${base}/v1${url}`, {
-            method,
-            headers,
-            ...(body ? { body: JSON.stringify(body) } : {}),
-          });
-          const json = await res.json();
-          if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
-          return json;
-        };
+        const { call } = apiClient(base, apiKey);
         const settled = (url: string, done: (b: Json) => boolean) =>
           eventually(
             async () => {

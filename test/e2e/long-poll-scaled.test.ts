@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { metricValue, redisAvailable } from '../../src/jobs/jobs.test-harness.ts';
 import { dbKinds } from '../helpers/app.ts';
 import { eventually } from '../helpers/assets.ts';
+import { apiClient } from '../helpers/processes.ts';
 import { withScaledStack } from '../helpers/scaled.ts';
 
 /**
@@ -18,17 +19,8 @@ describe('long-poll in the scaled mode (real processes)', () => {
     'a change on the worker wakes the request held by the API node',
     () =>
       withScaledStack('longpoll', async ({ base, apiKey, metricsToken, worker }) => {
-        const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-        const call = async (method: string, url: string, body?: unknown): Promise<Json> => {
-          const res = await fetch(`${base}/v1${url}`, {
-            method,
-            headers,
-            ...(body ? { body: JSON.stringify(body) } : {}),
-          });
-          const json = await res.json();
-          if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
-          return json;
-        };
+        const headers = { authorization: `Bearer ${apiKey}` };
+        const { call } = apiClient(base, apiKey);
         const brand = await call('POST', '/brands', {
           name: 'Solidus',
           industry: 'Apparel',

@@ -4,6 +4,7 @@ import sharp from 'sharp';
 import { expect } from 'vitest';
 import type { TestApp } from './app.ts';
 import { eventually } from './assets.ts';
+import { uploadCompleteAssets } from './upload.ts';
 
 /** A product cut-out from the shared fixtures (transparent PNG), e.g. `solidus_mug_set.png`. */
 export function productFixture(name = 'solidus_mug_set.png'): Buffer {
@@ -44,4 +45,33 @@ export async function download(t: TestApp, link: string): Promise<Buffer> {
   const res = await t.app.inject({ method: 'GET', url: u.pathname + u.search });
   expect(res.statusCode, res.body).toBe(200);
   return res.rawPayload;
+}
+
+/** The red cap's photo uploaded to the brand and processed (the media queue's workers must run); its asset id. */
+export async function uploadCap(t: TestApp, key: string, brandId: string): Promise<string> {
+  const [id] = await uploadCompleteAssets(t, key, brandId, [
+    { name: 'cap.png', type: 'image/png', bytes: productFixture('solidus_cap_red_1.png') },
+  ]);
+  return id!;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are read field by field
+type Json = Record<string, any>;
+
+/** POST a scene forge of the products (answered 202); the forge as created. */
+export async function createForge(
+  t: TestApp,
+  key: string,
+  brandId: string,
+  productAssetIds: string[],
+  blendingPrompt = 'The cap on a wooden table',
+): Promise<Json> {
+  const res = await t.request({
+    method: 'POST',
+    url: `/v1/brands/${brandId}/scene-forges`,
+    key,
+    payload: { blendingPrompt, promptIsEnhanced: false, productAssetIds },
+  });
+  expect(res.statusCode, res.body).toBe(202);
+  return res.json();
 }

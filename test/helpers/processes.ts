@@ -92,3 +92,22 @@ export const workerReady = (p: Proc) =>
     60_000,
     200,
   );
+
+// biome-ignore lint/suspicious/noExplicitAny: response bodies of the API, checked by the assertions
+type Json = any;
+
+/** The API of a running process, called with a key: the parsed body, or an error naming the call. */
+export function apiClient(base: string, apiKey: string) {
+  const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+  const call = async (method: string, url: string, body?: unknown): Promise<Json> => {
+    const res = await fetch(`${base}/v1${url}`, { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const json = await res.json();
+    if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  return {
+    call,
+    get: (url: string) => call('GET', url),
+    post: (url: string, body: unknown) => call('POST', url, body),
+  };
+}
