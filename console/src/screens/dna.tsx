@@ -164,7 +164,9 @@ function CreateDna(props: { brandId: string; assets: Asset[]; onCreated: (v: Bra
                   data-testid="dna-asset"
                   data-asset-id={a.id}
                 />
-                {a.metadata.fileName} <span class="muted">({a.metadata.type})</span>
+                <span class="check-text">
+                  {a.metadata.fileName} <span class="muted">({a.metadata.type})</span>
+                </span>
               </label>
             ))}
           </div>
