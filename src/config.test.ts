@@ -168,4 +168,23 @@ describe('loadConfig', () => {
     expect(redact('postgres://app:s3cret@db/x')).toBe('postgres://app:***@db/x');
     expect(redact('postgres://app:s3cret@db:99999/x')).not.toContain('s3cret');
   });
+  it('Content Credentials: the chain and key as files or PEM text, both or neither; the key never echoed', () => {
+    expect(load({}).c2pa).toEqual({});
+    const cert = '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----';
+    const key = '-----BEGIN PRIVATE KEY-----\nSECRETKEYTEXT\n-----END PRIVATE KEY-----';
+    expect(load({ ATELIER_C2PA_CERT: cert, ATELIER_C2PA_KEY: key }).c2pa).toEqual({ certPem: cert, keyPem: key });
+    const here = import.meta.filename;
+    expect(loadConfig({ ATELIER_C2PA_CERT_FILE: here, ATELIER_C2PA_KEY_FILE: here }, cwd).c2pa).toEqual({
+      certFile: here,
+      keyFile: here,
+    });
+    expect(settingError({ ATELIER_C2PA_CERT: cert }).setting).toBe('ATELIER_C2PA_KEY_FILE');
+    expect(settingError({ ATELIER_C2PA_KEY_FILE: here }).setting).toBe('ATELIER_C2PA_CERT_FILE');
+    expect(settingError({ ATELIER_C2PA_CERT_FILE: '/nowhere/chain.pem', ATELIER_C2PA_KEY: key }).setting).toBe(
+      'ATELIER_C2PA_CERT_FILE',
+    );
+    const bad = settingError({ ATELIER_C2PA_CERT: cert, ATELIER_C2PA_KEY: 'SECRETKEYTEXT' });
+    expect(bad.setting).toBe('ATELIER_C2PA_KEY');
+    expect(bad.message).not.toContain('SECRETKEYTEXT');
+  });
 });

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { availableParallelism } from 'node:os';
 import ipaddr from 'ipaddr.js';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import {
   type VideoEngineSettings,
 } from './engines/video/index.ts';
 import { isVideoModelId, VIDEO_MODELS, type VideoModelId } from './modules/videos/video-models.ts';
+import type { SignerSettings } from './adapters/provenance/credentials.ts';
 
 /**
  * Every setting Atelier reads, parsed once at start. An invalid value stops the start with a
@@ -91,6 +93,51 @@ export interface Config {
   webhooks: WebhookSettings;
   /** ATELIER_CONSOLE_DIR: the built web console served at /console (default `<install>/console/dist`). */
   consoleDir: string;
+  /**
+   * Content Credentials (C2PA) signing of generated files: the operator's certificate chain and
+   * key (ATELIER_C2PA_CERT_FILE and ATELIER_C2PA_KEY_FILE, or ATELIER_C2PA_CERT and ATELIER_C2PA_KEY
+   * holding the PEM text); none: a development certificate made into the data folder.
+   */
+  c2pa: SignerSettings;
+}
+
+/** The C2PA signer settings: a chain and a key, each as a file or as PEM text, both or neither. */
+function c2paSettings(env: Env, cwd: string): SignerSettings {
+  const certFile = str(env, 'ATELIER_C2PA_CERT_FILE');
+  const keyFile = str(env, 'ATELIER_C2PA_KEY_FILE');
+  const certPem = str(env, 'ATELIER_C2PA_CERT');
+  const keyPem = str(env, 'ATELIER_C2PA_KEY');
+  if (certFile && certPem)
+    throw new ConfigError('ATELIER_C2PA_CERT', 'set ATELIER_C2PA_CERT or ATELIER_C2PA_CERT_FILE, not both');
+  if (keyFile && keyPem)
+    throw new ConfigError('ATELIER_C2PA_KEY', 'set ATELIER_C2PA_KEY or ATELIER_C2PA_KEY_FILE, not both');
+  const hasCert = Boolean(certFile || certPem);
+  const hasKey = Boolean(keyFile || keyPem);
+  if (hasCert !== hasKey) {
+    throw new ConfigError(
+      hasCert ? 'ATELIER_C2PA_KEY_FILE' : 'ATELIER_C2PA_CERT_FILE',
+      'the certificate chain and its private key go together: set both (files or PEM text), or neither',
+    );
+  }
+  if (certPem && !certPem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new ConfigError('ATELIER_C2PA_CERT', 'expected PEM text (-----BEGIN CERTIFICATE-----...)');
+  }
+  // Never the key's text in a message: only that it is not PEM.
+  if (keyPem && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(keyPem)) {
+    throw new ConfigError('ATELIER_C2PA_KEY', 'expected a PEM private key (-----BEGIN PRIVATE KEY-----...)');
+  }
+  for (const [name, file] of [
+    ['ATELIER_C2PA_CERT_FILE', certFile],
+    ['ATELIER_C2PA_KEY_FILE', keyFile],
+  ] as const) {
+    if (file && !fs.existsSync(path.resolve(cwd, file))) throw new ConfigError(name, `no such file: ${file}`);
+  }
+  return {
+    ...(certFile ? { certFile: path.resolve(cwd, certFile) } : {}),
+    ...(keyFile ? { keyFile: path.resolve(cwd, keyFile) } : {}),
+    ...(certPem ? { certPem } : {}),
+    ...(keyPem ? { keyPem } : {}),
+  };
 }
 
 export interface MetricsSettings {
@@ -526,5 +573,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       cwd,
       str(env, 'ATELIER_CONSOLE_DIR') ?? path.join(import.meta.dirname, '..', 'console', 'dist'),
     ),
+    c2pa: c2paSettings(env, cwd),
   };
 }

@@ -36,6 +36,7 @@ import { redisTransport } from './events/redis-transport.ts';
 import { createWebhooksModule } from './modules/webhooks/webhooks.module.ts';
 import { createConsoleModule } from './modules/console/console.module.ts';
 import { type PendingSweep, pendingSweep } from './modules/generation/pending-sweep.ts';
+import { atelierVersion, createProvenance, type Provenance } from './adapters/provenance/provenance.ts';
 
 export interface DepsOverrides extends CoreOverrides {
   rateLimiter?: RateLimiter;
@@ -45,12 +46,16 @@ export interface DepsOverrides extends CoreOverrides {
   fetcher?: Fetcher;
   /** Wraps the engines the settings chose (tests: observe what an engine was asked). */
   engines?: (made: GenerationEngines) => GenerationEngines;
+  /** Content Credentials signing (tests and benches: false stores generated files unsigned). */
+  provenance?: false;
 }
 
 export type Deps = AppDeps & {
   startWorkers(opts?: StartOptions): Promise<void>;
   /** One pass of the pending-work sweep (its job runs it every minute; tests and operators may call it). */
   sweepPending: PendingSweep['sweep'];
+  /** Content Credentials (C2PA) for generated files; `ready()` loads the signer at start. */
+  provenance: Provenance;
   close(): Promise<void>;
 };
 
@@ -84,7 +89,33 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
   ];
   const jobs = openJobs(config, db, o, metrics.jobs.observer);
   metrics.jobs.watch(jobs);
-  const assetsModule = createAssetsModule({ db, storage, jobs, clock, config, changes });
+  // Generated files are signed where they are stored (serve's workers or `atelier worker`), each
+  // process with the signer from its own settings (or its data folder's development certificate).
+  const version = atelierVersion();
+  const provenance = createProvenance({
+    settings: config.c2pa,
+    dataDir: config.dataDir,
+    logger: createLogger(config).child({ component: 'provenance' }),
+    version,
+    scaled: config.redisUrl !== undefined,
+  });
+  const assetsModule = createAssetsModule({
+    db,
+    storage,
+    jobs,
+    clock,
+    config,
+    changes,
+    ...(o.provenance === false
+      ? {}
+      : {
+          provenance: {
+            signer: provenance,
+            version,
+            enabledFor: async (orgId: string) => (await access.getOrganization(orgId))?.contentCredentials ?? true,
+          },
+        }),
+  });
   jobs.register(...assetsModule.jobs);
   const fetcher = o.fetcher ?? createFetcher({ allowPrivate: config.allowPrivateFetch });
   const extractionModule = createExtractionModule({
@@ -199,6 +230,7 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     webhooks: webhooksModule.service,
     console: consoleModule.service,
     sweepPending: pendingWork.sweep,
+    provenance,
     /** Starts consuming jobs (serve, worker, tests) after putting every module's schedule in place. */
     async startWorkers(opts = {}) {
       for (const sch of schedules) await jobs.schedule(sch.name, sch.payload, { everyMs: sch.everyMs });

@@ -147,6 +147,9 @@ describe('atelier CLI', () => {
       );
       expect(org).toMatchObject({ name: 'Acme', planSlug: 'pro' });
       expect((await admin('org', 'set-plan', org.id, 'business')).planSlug).toBe('business');
+      expect(org).toMatchObject({ contentCredentials: true }); // on by default
+      expect(await admin('org', 'set-content-credentials', org.id, 'off')).toMatchObject({ contentCredentials: false });
+      expect(await admin('org', 'set-content-credentials', org.id, 'on')).toMatchObject({ contentCredentials: true });
       const orgs = await admin<{ id: string; planSlug: string }[]>('org', 'list');
       expect(orgs.find((o) => o.id === org.id)?.planSlug).toBe('business');
 

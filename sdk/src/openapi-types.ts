@@ -85,6 +85,7 @@ export interface Asset {
   createdAt: string;
   updatedAt: string;
   version: number;
+  contentCredentials?: ContentCredentials;
 }
 
 export interface AssetRef {
@@ -317,6 +318,32 @@ export interface BrandList {
     /** Absent on the first page */
     prev?: string;
   };
+}
+
+export interface ContentCredentials {
+  /** Whether the signature and the hashes check out (trust in the signer is for the viewer) */
+  validation: "valid" | "invalid";
+  /** The active manifest (urn:c2pa:…) */
+  manifest: string;
+  /** The signing certificate's common name */
+  signer: string;
+  /** Signed with the self-signed development certificate: viewers show the signer as untrusted */
+  developmentCertificate: boolean;
+  claimGenerator: string;
+  /** c2pa.created, then c2pa.placed per composited input */
+  actions: string[];
+  /** IPTC digital source type (URI) */
+  digitalSourceType?: string;
+  /** The engine or model that made it */
+  softwareAgent?: string;
+  ingredients: {
+    title: string;
+    relationship: string;
+    assetId?: string;
+    sha256?: string;
+    /** The input carried Content Credentials of its own, kept */
+    hasCredentials: boolean;
+  }[];
 }
 
 export interface CreateBrand {

@@ -11,6 +11,7 @@ export const ADMIN_USAGE = `atelier admin <command>
   org list [--json]
   org set-plan <orgId> <planSlug> [--json]
   org set-overrides <orgId> <json> [--json]        e.g. '{"pools":{"image_generations":500}}'
+  org set-content-credentials <orgId> on|off [--json]   sign generated files (C2PA); on by default
   user add --org ORG_ID --name NAME [--email E] [--role owner|admin|member|viewer] [--no-invite] [--json]
                                                     with --email, prints a one-time console invite link (72 h)
   user invite <userId> [--json]                    a new one-time console invite link (older ones stop working)
@@ -105,6 +106,16 @@ export async function runAdmin(
     if (action === 'set-plan') {
       const org = await access.setPlan(positional(positionals, 0, 'orgId'), positional(positionals, 1, 'planSlug'));
       return print(values.json, org, `Organization ${org.id} is now on plan ${org.planSlug}`);
+    }
+    if (action === 'set-content-credentials') {
+      const value = positional(positionals, 1, 'on|off');
+      if (value !== 'on' && value !== 'off') throw new UsageError('set-content-credentials takes on or off');
+      const org = await access.setContentCredentials(positional(positionals, 0, 'orgId'), value === 'on');
+      return print(
+        values.json,
+        org,
+        `Organization ${org.id}: Content Credentials ${org.contentCredentials ? 'on' : 'off'} for generated files`,
+      );
     }
     if (action === 'set-overrides') {
       const raw = positional(positionals, 1, 'json');

@@ -13,6 +13,11 @@ export async function serve(config: Config, opts: { workers: boolean }): Promise
     await deps.close();
     throw err;
   });
+  // The Content Credentials signer (the operator's, or the development one, made now and warned of).
+  await deps.provenance.ready().catch(async (err) => {
+    await deps.close();
+    throw err;
+  });
   const app = await buildApp(deps);
   // Metrics, health and readiness on a port of their own when asked (ATELIER_METRICS_PORT).
   const metrics = await openMetricsListener(config, deps).catch(async (err) => {

@@ -34,6 +34,11 @@ export async function worker(config: Config, argv: string[]): Promise<void> {
     await deps.close();
     throw err;
   });
+  // The Content Credentials signer (the operator's, or the development one, made now and warned of).
+  await deps.provenance.ready().catch(async (err) => {
+    await deps.close();
+    throw err;
+  });
   // A worker has no other port: its health and metrics are here when asked (ATELIER_METRICS_PORT).
   const metrics = await openMetricsListener(config, deps).catch(async (err) => {
     await deps.close();

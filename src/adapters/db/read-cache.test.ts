@@ -22,7 +22,15 @@ describe('read cache over SQLite generations', () => {
     const t = new Date().toISOString();
     await a.kysely
       .insertInto('organizations')
-      .values({ id: 'o1', name: 'first', plan_slug: 'free', overrides: '{}', created_at: t, updated_at: t })
+      .values({
+        id: 'o1',
+        name: 'first',
+        plan_slug: 'free',
+        overrides: '{}',
+        content_credentials: 1,
+        created_at: t,
+        updated_at: t,
+      })
       .execute();
     return { a, b };
   }

@@ -10,13 +10,15 @@ export const IPTC_SOURCE_TYPES = 'http://cv.iptc.org/newscodes/digitalsourcetype
 /**
  * The terms Atelier uses (which engine claims which: docs/decisions.md, "Content Credentials"):
  * `trainedAlgorithmicMedia` for a provider's model output; `compositeWithTrainedAlgorithmicMedia`
- * for a composite that keeps real captured pixels (the product photo) among generated ones;
- * `algorithmicMedia` for pixels computed by a procedure with no trained model (the local
- * environment engine's procedural sets).
+ * for a model's image with the real product photo composited back over it; `compositeSynthetic`
+ * for a composite of captured pixels (the product photo) and synthetic ones made without a trained
+ * model (the local scene and video engines); `algorithmicMedia` for pixels computed by a procedure
+ * with no trained model (the local environment engine's procedural sets).
  */
 export const DIGITAL_SOURCE_TYPES = [
   'trainedAlgorithmicMedia',
   'compositeWithTrainedAlgorithmicMedia',
+  'compositeSynthetic',
   'algorithmicMedia',
 ] as const;
 export type DigitalSourceType = (typeof DIGITAL_SOURCE_TYPES)[number];

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { coseSign1 } from './cose.ts';
 import {
@@ -52,6 +54,24 @@ export interface ProvenanceDeps {
   version: string;
   /** Scaled mode: every process must sign with the same certificate. */
   scaled?: boolean;
+}
+
+/** Atelier's version, as package.json says (the claim generator's version). */
+export function atelierVersion(): string {
+  const pkg = JSON.parse(readFileSync(path.join(import.meta.dirname, '..', '..', '..', 'package.json'), 'utf8'));
+  return String(pkg.version);
+}
+
+/** The media type of bytes c2pa-rs can read as an ingredient, by their magic; undefined: other. */
+export function ingredientFormat(b: Buffer): string | undefined {
+  if (b.length < 12) return undefined;
+  if (b[0] === 0x89 && b.toString('latin1', 1, 4) === 'PNG') return 'image/png';
+  if (b[0] === 0xff && b[1] === 0xd8) return 'image/jpeg';
+  if (b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return 'image/webp';
+  if (b.toString('latin1', 0, 3) === 'GIF') return 'image/gif';
+  if (b.toString('latin1', 0, 2) === 'II' || b.toString('latin1', 0, 2) === 'MM') return 'image/tiff';
+  if (b.toString('latin1', 4, 8) === 'ftyp') return 'video/mp4';
+  return undefined;
 }
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');

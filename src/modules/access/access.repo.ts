@@ -62,7 +62,10 @@ export function createAccessRepo(db: Database) {
     async listOrgs() {
       return k.selectFrom('organizations').selectAll().orderBy('created_at').orderBy('id').execute();
     },
-    async updateOrg(id: string, patch: Partial<Pick<OrgRow, 'plan_slug' | 'overrides' | 'name' | 'updated_at'>>) {
+    async updateOrg(
+      id: string,
+      patch: Partial<Pick<OrgRow, 'plan_slug' | 'overrides' | 'name' | 'content_credentials' | 'updated_at'>>,
+    ) {
       return affected(await k.updateTable('organizations').set(patch).where('id', '=', id).executeTakeFirst());
     },
     async insertUser(row: UserRow) {

@@ -30,6 +30,8 @@ export interface Organization {
   name: string;
   planSlug: string;
   overrides: OrgOverrides;
+  /** Generated files get Content Credentials (C2PA): on unless the operator turned it off. */
+  contentCredentials: boolean;
   createdAt: string;
 }
 export interface User {
@@ -58,6 +60,7 @@ const toOrg = (r: OrgRow): Organization => ({
   name: r.name,
   planSlug: r.plan_slug,
   overrides: fromJson<OrgOverrides>(r.overrides, {}),
+  contentCredentials: r.content_credentials !== 0,
   createdAt: r.created_at,
 });
 const toUser = (r: UserRow): User => ({
@@ -128,6 +131,7 @@ export function createAccessService({ repo, clock, plans, env, cache = noCache }
         name,
         plan_slug: input.planSlug,
         overrides: '{}',
+        content_credentials: 1,
         created_at: t,
         updated_at: t,
       };
@@ -145,6 +149,12 @@ export function createAccessService({ repo, clock, plans, env, cache = noCache }
       checkPlan(planSlug);
       await mustOrg(orgId);
       await repo.updateOrg(orgId, { plan_slug: planSlug, updated_at: now() });
+      return toOrg(await mustOrg(orgId));
+    },
+    /** Content Credentials on or off for the organization's generated files (operators: admin CLI). */
+    async setContentCredentials(orgId: string, on: boolean): Promise<Organization> {
+      await mustOrg(orgId);
+      await repo.updateOrg(orgId, { content_credentials: on ? 1 : 0, updated_at: now() });
       return toOrg(await mustOrg(orgId));
     },
     async setOverrides(orgId: string, overrides: unknown): Promise<Organization> {

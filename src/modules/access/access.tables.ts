@@ -4,6 +4,8 @@ export interface OrganizationsTable {
   plan_slug: string;
   /** JSON: per-organization overrides of the plan (see usage module). */
   overrides: string;
+  /** 0/1: generated files get Content Credentials (C2PA); 1 by default. */
+  content_credentials: number;
   created_at: string;
   updated_at: string;
 }

@@ -1,6 +1,7 @@
 import { fromJson } from '../../adapters/db/columns.ts';
 import { type FormatName, formatInfo } from '../../adapters/media/index.ts';
 import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
+import type { CredentialsSummary } from '../../adapters/provenance/provenance.ts';
 import type { AssetRow } from './assets.repo.ts';
 import type { Asset } from './assets.schemas.ts';
 
@@ -14,6 +15,8 @@ export interface AssetExtra {
   fontStyle?: string;
   /** Text pulled from documents (for Brand DNA); never sent in the Asset body. */
   text?: string;
+  /** What a generated file's Content Credentials claim (kept when it was stored). */
+  contentCredentials?: CredentialsSummary;
 }
 
 /**
@@ -63,6 +66,7 @@ export async function presentAsset(row: AssetRow, storage: ObjectStorage, linkTt
   if (row.category_id) asset.categoryId = row.category_id;
   if (row.error_code) asset.errorCode = row.error_code;
   if (row.error_message) asset.errorMessage = row.error_message;
+  if (extra.contentCredentials) asset.contentCredentials = extra.contentCredentials;
   if (hasOriginal(row)) {
     asset.url = await storage.createDownloadLink(row.storage_key, {
       expiresInSeconds: linkTtlSeconds,

@@ -31,6 +31,37 @@ export const QualityTag = Type.Object({
   recommendation: Type.String(),
 });
 
+/**
+ * An extension of the spec's Asset (docs/decisions.md, "Content Credentials"): what the Content
+ * Credentials (C2PA) embedded in a generated file claim, read back from the file when it was stored.
+ */
+export const ContentCredentialsSchema = Type.Object(
+  {
+    validation: StringEnum(['valid', 'invalid'] as const, {
+      description: 'Whether the signature and the hashes check out (trust in the signer is for the viewer)',
+    }),
+    manifest: Type.String({ description: 'The active manifest (urn:c2pa:…)' }),
+    signer: Type.String({ description: "The signing certificate's common name" }),
+    developmentCertificate: Type.Boolean({
+      description: 'Signed with the self-signed development certificate: viewers show the signer as untrusted',
+    }),
+    claimGenerator: Type.String(),
+    actions: Type.Array(Type.String(), { description: 'c2pa.created, then c2pa.placed per composited input' }),
+    digitalSourceType: Type.Optional(Type.String({ description: 'IPTC digital source type (URI)' })),
+    softwareAgent: Type.Optional(Type.String({ description: 'The engine or model that made it' })),
+    ingredients: Type.Array(
+      Type.Object({
+        title: Type.String(),
+        relationship: Type.String(),
+        assetId: Type.Optional(Type.String()),
+        sha256: Type.Optional(Type.String()),
+        hasCredentials: Type.Boolean({ description: 'The input carried Content Credentials of its own, kept' }),
+      }),
+    ),
+  },
+  { title: 'ContentCredentials' },
+);
+
 export const AssetSchema = Type.Object(
   {
     id: Uuid,
@@ -65,6 +96,7 @@ export const AssetSchema = Type.Object(
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
     version: Type.Integer(),
+    contentCredentials: Type.Optional(ContentCredentialsSchema),
   },
   { title: 'Asset' },
 );

@@ -24,6 +24,14 @@ import { originalKey, previewKey, sanitizeFileName, uploadKey } from './assets.k
 import { presentAsset } from './assets.presenter.ts';
 import { processAssetJob, processedFields, storeThumbnail } from './assets.jobs.ts';
 import { analyzeFile } from './assets.processing.ts';
+import {
+  type CredentialsSummary,
+  type IngredientInput,
+  ingredientFormat,
+  type Provenance,
+} from '../../adapters/provenance/provenance.ts';
+import { isStorageError } from '../../adapters/storage/storage.port.ts';
+import type { GeneratedProvenance } from '../generation/provenance.ts';
 
 export interface AssetsServiceDeps {
   repo: AssetsRepo;
@@ -31,6 +39,15 @@ export interface AssetsServiceDeps {
   jobs: Pick<JobSystem, 'enqueue'>;
   clock: Clock;
   config: Pick<Config, 'storage'>;
+  /**
+   * Content Credentials for generated files: the signer, Atelier's version, and whether an
+   * organization has signing on (the default). Absent: files are stored as the engines made them.
+   */
+  provenance?: {
+    signer: Pick<Provenance, 'sign'>;
+    version: string;
+    enabledFor(orgId: string): Promise<boolean>;
+  };
 }
 
 const DEFAULT_CATEGORY = { id: 'general', name: 'General' };
@@ -60,7 +77,10 @@ const blankAsset = {
 } satisfies Partial<AssetRow>;
 
 /** The upload flow (initiate → PUT bytes to the link → confirm, or cancel) and asset reads. */
-export function createAssetsService({ repo, storage, jobs, clock, config }: AssetsServiceDeps) {
+/** Ingredients read whole to hash them and to carry their own credentials along (larger: not read). */
+const INGREDIENT_MAX_BYTES = 64 * 1024 * 1024;
+
+export function createAssetsService({ repo, storage, jobs, clock, config, provenance }: AssetsServiceDeps) {
   const now = () => clock().toISOString();
   const present = (row: AssetRow) => presentAsset(row, storage, config.storage.downloadLinkTtlSeconds);
   /** Queues processing; the job id is the asset's, so enqueueing again while the job is known does nothing. */
@@ -84,6 +104,59 @@ export function createAssetsService({ repo, storage, jobs, clock, config }: Asse
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
+  }
+
+  /** The inputs' bytes (an input deleted since is left out: the file is signed without it). */
+  async function ingredientsOf(facts: GeneratedProvenance): Promise<IngredientInput[]> {
+    const out: IngredientInput[] = [];
+    for (const { input, relationship } of facts.ingredients) {
+      let bytes: Buffer;
+      try {
+        bytes = await readToBuffer(storage, input.key, INGREDIENT_MAX_BYTES, `Asset ${input.assetId}`);
+      } catch (err) {
+        if (isStorageError(err, 'NOT_FOUND')) continue;
+        throw err;
+      }
+      out.push({
+        assetId: input.assetId,
+        title: input.fileName,
+        format: ingredientFormat(bytes) ?? 'application/octet-stream',
+        relationship,
+        bytes,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * A generated file with its Content Credentials (when the organization has signing on): the
+   * main file and its preview signed with the same facts; the summary kept with the asset.
+   */
+  async function sign(
+    orgId: string,
+    fileName: string,
+    facts: GeneratedProvenance | undefined,
+    files: { bytes: Buffer; format: 'image/png' | 'video/mp4'; preview?: Buffer | undefined },
+  ): Promise<{ bytes: Buffer; preview?: Buffer | undefined; summary?: CredentialsSummary }> {
+    if (!provenance || !facts || !(await provenance.enabledFor(orgId))) return files;
+    const ingredients = await ingredientsOf(facts);
+    const common = {
+      format: files.format,
+      sourceType: facts.sourceType,
+      generator: { version: provenance.version, engine: facts.engine, ...(facts.model ? { model: facts.model } : {}) },
+      description: facts.description,
+      ingredients,
+    };
+    const main = await provenance.signer.sign(files.bytes, { ...common, title: fileName });
+    const preview = files.preview
+      ? (
+          await provenance.signer.sign(files.preview, {
+            ...common,
+            title: fileName.replace(/(\.[a-z0-9]+)?$/i, '-preview$1'),
+          })
+        ).bytes
+      : undefined;
+    return { bytes: main.bytes, preview, summary: main.summary };
   }
 
   return {
@@ -336,12 +409,19 @@ export function createAssetsService({ repo, storage, jobs, clock, config }: Asse
         type: AssetType;
         description?: string;
         tags?: string[];
+        /** What the file says about itself (Content Credentials); absent: stored unsigned. */
+        provenance?: GeneratedProvenance;
       } & ({ png: Buffer } | { mp4: Buffer; preview?: Buffer }),
     ): Promise<Asset> {
       const existing = await repo.getAssetById(input.assetId);
       if (existing) return present(existing);
       const video = 'mp4' in input;
-      const bytes = video ? input.mp4 : input.png;
+      const signed = await sign(input.orgId, sanitizeFileName(input.fileName), input.provenance, {
+        bytes: video ? input.mp4 : input.png,
+        format: video ? 'video/mp4' : 'image/png',
+        preview: video ? input.preview : undefined,
+      });
+      const bytes = signed.bytes;
       const format = video ? 'MP4' : 'PNG';
       const contentType = video ? 'video/mp4' : 'image/png';
       const key = originalKey(input.orgId, input.assetId);
@@ -351,10 +431,10 @@ export function createAssetsService({ repo, storage, jobs, clock, config }: Asse
         await fs.writeFile(file, bytes);
         const result = await analyzeFile(file, format);
         await storage.put(key, bytes, { contentType, contentLength: bytes.length });
-        if (video && input.preview) {
-          await storage.put(previewKey(input.orgId, input.assetId), input.preview, {
+        if (video && signed.preview) {
+          await storage.put(previewKey(input.orgId, input.assetId), signed.preview, {
             contentType: 'video/mp4',
-            contentLength: input.preview.length,
+            contentLength: signed.preview.length,
           });
         }
         const thumb = await storeThumbnail(storage, input.orgId, input.assetId, result);
@@ -362,6 +442,8 @@ export function createAssetsService({ repo, storage, jobs, clock, config }: Asse
         const row: AssetRow = {
           ...blankAsset,
           ...processedFields(result, thumb),
+          // The credentials' summary, computed once here: GET shows it without parsing the file.
+          ...(signed.summary ? { extra: toJson({ ...result.extra, contentCredentials: signed.summary }) } : {}),
           id: input.assetId,
           organization_id: input.orgId,
           brand_id: input.brandId,

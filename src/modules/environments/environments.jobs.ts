@@ -7,6 +7,7 @@ import { defineJob, type JobDefinition, type JobRef } from '../../jobs/types.ts'
 import type { AssetsService } from '../assets/assets.service.ts';
 import type { GenerationEngines } from '../generation/engines.ts';
 import type { GenerationInputs } from '../generation/inputs.ts';
+import { environmentProvenance } from '../generation/provenance.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
 import type { EnvironmentsRepo } from './environments.repo.ts';
 import { type ChangePublisher, publishChange } from '../../events/publish.ts';
@@ -84,6 +85,7 @@ export function environmentJobs(deps: EnvironmentJobsDeps): JobDefinition[] {
             type: 'environment',
             description: row.prompt.slice(0, 500),
             tags: ['generated', 'environment'],
+            provenance: environmentProvenance(env.engine, 'An environment (backdrop) for product scenes'),
           });
           if (await deps.repo.finish(id, 'completed', { engine: env.engine }, now())) {
             if (row.reservation_id) await deps.usage.commit(row.reservation_id);

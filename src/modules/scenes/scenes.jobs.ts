@@ -19,6 +19,7 @@ import type { UsageLedger } from '../usage/usage.ledger.ts';
 import type { GenerationEngines } from '../generation/engines.ts';
 import type { Scores, Warning } from '../generation/generation.schemas.ts';
 import { type GenerationInputs, readInput } from '../generation/inputs.ts';
+import { sceneProvenance } from '../generation/provenance.ts';
 import type { ForgeRow, RefinementRow, ScenesRepo, VariationRow } from './scenes.repo.ts';
 import { buildCritique } from '../../engines/critique/critique.ts';
 import type { ImageFeatures } from '../../engines/critique/features.ts';
@@ -265,6 +266,11 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
             type: 'image',
             description: forge.blending_prompt.slice(0, 500),
             tags: ['generated', 'scene'],
+            provenance: sceneProvenance(
+              result,
+              inputs,
+              v.refinement_id ? 'A refinement of a scene variation' : 'A scene variation of the product',
+            ),
           });
         }
         const logoAsset = inputs.brand.logo

@@ -13,6 +13,7 @@ import { defineJob, type JobDefinition, type JobRef } from '../../jobs/types.ts'
 import { layerKey, previewKey } from '../assets/assets.keys.ts';
 import type { AssetsService } from '../assets/assets.service.ts';
 import type { Warning } from '../generation/generation.schemas.ts';
+import { videoProvenance } from '../generation/provenance.ts';
 import { type AssetInput, readInput } from '../generation/inputs.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
 import type { VideoInputs } from './video-inputs.ts';
@@ -199,6 +200,7 @@ export function videoJobs(deps: VideoJobsDeps): JobDefinition[] {
             type: 'video',
             description: v.prompt.slice(0, 500),
             tags: ['generated', 'video'],
+            provenance: videoProvenance(result.engine, inputs, 'A product video'),
           });
           const warnings: Warning[] = [...fromJson<Warning[]>(v.warnings, []), ...result.warnings];
           const done = await deps.repo.finish(

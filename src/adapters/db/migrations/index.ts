@@ -14,6 +14,7 @@ import * as m0013 from './0013_webhooks.ts';
 import * as m0014 from './0014_console.ts';
 import * as m0015 from './0015_webhook_rotation.ts';
 import * as m0016 from './0016_pending_work.ts';
+import * as m0017 from './0017_content_credentials.ts';
 
 /**
  * Every migration, in order. Names sort in the order they run; a released migration never changes.
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   '0014_console': m0014,
   '0015_webhook_rotation': m0015,
   '0016_pending_work': m0016,
+  '0017_content_credentials': m0017,
 };
