@@ -696,5 +696,14 @@ describe('a provider that takes frames by URL only (Luma protocol, local fake se
     // The link is signed: a changed key is refused.
     const tampered = fetched!.url.replace('/provider-inputs/', '/provider-inputs-x/');
     expect((await fetch(tampered)).status).toBeGreaterThanOrEqual(400);
+    // A provider's video says so in its Content Credentials: the model drew it from the start frame.
+    const asset = (await t.request({ method: 'GET', url: `/v1/assets/${done.variations[0].assetId}`, key })).json();
+    expect(asset.contentCredentials).toMatchObject({
+      validation: 'valid',
+      actions: ['c2pa.created'],
+      digitalSourceType: 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia',
+      ingredients: [{ assetId: frame, relationship: 'inputTo' }],
+    });
+    expect(asset.contentCredentials.softwareAgent).toMatch(/^(?!Atelier local)/);
   });
 });
