@@ -1,3 +1,4 @@
+import { SignerSettingsError } from '../adapters/provenance/credentials.ts';
 import { DatabaseUnavailable } from '../adapters/db/database-unavailable.ts';
 import { isStorageError } from '../adapters/storage/storage.port.ts';
 import { ConfigError, loadConfig } from '../config.ts';
@@ -87,6 +88,7 @@ export async function runCli(
       err instanceof AccessError ||
       err instanceof InstallMismatch ||
       err instanceof DatabaseUnavailable ||
+      err instanceof SignerSettingsError ||
       isStorageError(err)
     ) {
       io.err(`atelier: ${err.message}\n`);

@@ -81,12 +81,26 @@ export function parseCredentials(
   return { alg: algorithmOf(key), key, chain: certs.map((c) => c.raw), subject: subjectOf(leaf), development, source };
 }
 
-/** The operator's credentials from the settings, or undefined when none are set. */
+/**
+ * The operator's credentials from the settings, or undefined when none are set. Any problem is a
+ * SignerSettingsError naming the settings (the start stops with its one line), never the key.
+ */
 export function credentialsFromSettings(s: SignerSettings): SigningCredentials | undefined {
-  const cert = s.certPem ?? (s.certFile ? fs.readFileSync(s.certFile, 'utf8') : undefined);
-  const key = s.keyPem ?? (s.keyFile ? fs.readFileSync(s.keyFile, 'utf8') : undefined);
-  if (!cert || !key) return undefined;
-  return parseCredentials(cert, key, 'settings');
+  const names = 'ATELIER_C2PA_CERT(_FILE) and ATELIER_C2PA_KEY(_FILE)';
+  try {
+    const cert = s.certPem ?? (s.certFile ? fs.readFileSync(s.certFile, 'utf8') : undefined);
+    const key = s.keyPem ?? (s.keyFile ? fs.readFileSync(s.keyFile, 'utf8') : undefined);
+    if (!cert || !key) return undefined;
+    return parseCredentials(cert, key, 'settings');
+  } catch (err) {
+    const why =
+      err instanceof SignerSettingsError
+        ? err.message
+        : (err as NodeJS.ErrnoException).code
+          ? `cannot read ${(err as NodeJS.ErrnoException).path ?? 'a file'} (${(err as NodeJS.ErrnoException).code})`
+          : 'the certificate chain is not valid PEM';
+    throw new SignerSettingsError(`Content Credentials signer (${names}): ${why}`);
+  }
 }
 
 export const DEV_SIGNER_FILE = 'c2pa-dev-signer.pem';

@@ -246,6 +246,13 @@ describe("the operator's certificate from the settings", () => {
       format: 'pem',
     }) as string;
     expect(() => parseCredentials(chain, other, 'settings')).toThrow(/does not match/);
+    // From the settings the message names them (the start stops with that one line).
+    expect(() => credentialsFromSettings({ certPem: chain, keyPem: other })).toThrow(
+      /ATELIER_C2PA_CERT\(_FILE\) and ATELIER_C2PA_KEY\(_FILE\)\): the private key does not match/,
+    );
+    expect(() => credentialsFromSettings({ certFile: dir.file('none.pem'), keyPem: key })).toThrow(
+      /cannot read .*ENOENT/,
+    );
     const secret = 'not-a-key-SECRET-TEXT';
     expect(() => parseCredentials(chain, secret, 'settings')).toThrow(/not a PEM private key/);
     try {
