@@ -16,7 +16,7 @@ import { createAssetsModule } from './modules/assets/assets.module.ts';
 import { createExtractionModule } from './modules/extraction/extraction.module.ts';
 import { createBrandDnaModule } from './modules/brand-dna/brand-dna.module.ts';
 import { createGenerationEngines, type GenerationEngines } from './modules/generation/engines.ts';
-import { ENGINE_WORKER } from './modules/generation/pooled-engines.ts';
+import { ENGINE_WORKER, pooledSigning } from './modules/generation/pooled-engines.ts';
 import { createThreadPool } from './adapters/workers/thread-pool.ts';
 import { type ReadinessCheck, redisCheck, storageCheck } from './adapters/readiness.ts';
 import {
@@ -92,7 +92,11 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
   // Generated files are signed where they are stored (serve's workers or `atelier worker`), each
   // process with the signer from its own settings (or its data folder's development certificate).
   const version = atelierVersion();
+  // The local engines' CPU work (and the signing) runs on its own threads (0: on the event loop).
+  const enginePool =
+    config.engineThreads > 0 ? createThreadPool({ file: ENGINE_WORKER, threads: config.engineThreads }) : undefined;
   const provenance = createProvenance({
+    ...(enginePool ? { signOn: pooledSigning(enginePool) } : {}),
     settings: config.c2pa,
     dataDir: config.dataDir,
     logger: createLogger(config).child({ component: 'provenance' }),
@@ -133,9 +137,6 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
   const usage = createUsageLedger({ db, clock, plans, orgs: access });
   const brandDnaModule = createBrandDnaModule({ db, storage, jobs, clock, config, usage, fetcher, changes });
   jobs.register(...brandDnaModule.jobs);
-  // The local engines' CPU work runs on its own threads (0: on the event loop).
-  const enginePool =
-    config.engineThreads > 0 ? createThreadPool({ file: ENGINE_WORKER, threads: config.engineThreads }) : undefined;
   const made = createGenerationEngines(
     { longSide: config.imageLongSide, image: config.imageEngine, llm: config.llm, video: config.video },
     {

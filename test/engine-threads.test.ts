@@ -8,16 +8,19 @@ import {
   pooledAnalyze,
   pooledEnvironmentEngine,
   pooledSceneEngine,
+  pooledSigning,
 } from '../src/modules/generation/pooled-engines.ts';
+import { loadOrCreateDevCredentials } from '../src/adapters/provenance/credentials.ts';
 import { createLocalEnvironmentEngine } from '../src/engines/environment/local/local-environment-engine.ts';
-import { createTestApp } from './helpers/app.ts';
-import { productFixture, settledGeneration } from './helpers/generation.ts';
+import { createTestApp, tmpDir } from './helpers/app.ts';
+import { readIndependently } from './helpers/c2pa.ts';
+import { download, productFixture, settledGeneration } from './helpers/generation.ts';
 import { createBrand, uploadCompleteAssets } from './helpers/upload.ts';
 
 /**
  * The engine threads (ATELIER_ENGINE_THREADS): the local engines and the analysis give the same
- * bytes on a worker thread as on the event loop, failures keep their class, and an abort ends the
- * task.
+ * bytes on a worker thread as on the event loop, a file is signed there with the credentials handed
+ * over, failures keep their class, and an abort ends the task.
  */
 describe('engine thread pool', () => {
   const pool = createThreadPool({ file: ENGINE_WORKER, threads: 1, idleMs: 5_000 });
@@ -32,6 +35,23 @@ describe('engine thread pool', () => {
     products: [{ bytes: productFixture('solidus_cap_red_1.png') }],
     palette: ['#c0392b'],
   };
+
+  it('signs a file on a thread with the credentials handed over (the key crosses as a KeyObject)', async () => {
+    const { credentials } = await loadOrCreateDevCredentials(tmpDir('atelier-thread-signer-'));
+    const png = productFixture('solidus_cap_red_1.png');
+    const signed = await pooledSigning(pool)(credentials, png, {
+      title: 'cap.png',
+      format: 'image/png',
+      sourceType: 'compositeSynthetic',
+      generator: { version: '1.0.0', engine: 'local' },
+      ingredients: [],
+    });
+    expect(Buffer.isBuffer(signed.bytes)).toBe(true);
+    expect(signed.summary.validation).toBe('valid');
+    const reading = await readIndependently(signed.bytes);
+    expect(reading?.failures).toEqual([]);
+    expect(reading?.successes).toContain('claimSignature.validated');
+  });
 
   it('makes the same scene, environment and scores on a thread as on the event loop', async () => {
     const env = { prompt: request.prompt, width: 512, height: 384, seed: 7, palette: [] };
@@ -92,6 +112,10 @@ describe('a forge and a video over HTTP with the engines on threads', () => {
         expect(v.status).toBe('completed');
         expect(v.scores.attention_potential).toBeGreaterThan(0);
       }
+      // Signed on the thread too (the key crosses over): c2pa-ts finds it valid.
+      const signed = await readIndependently(await download(t, forge.variations[0].asset.url));
+      expect(signed?.failures).toEqual([]);
+      expect(signed?.successes).toContain('claimSignature.validated');
       const videos = await t.request({
         method: 'POST',
         url: `/v1/brands/${brandId}/generate-video`,

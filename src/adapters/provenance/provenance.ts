@@ -54,6 +54,8 @@ export interface ProvenanceDeps {
   version: string;
   /** Scaled mode: every process must sign with the same certificate. */
   scaled?: boolean;
+  /** Where the signing runs (the engine threads: `signWith` there); default this thread. */
+  signOn?: typeof signWith;
 }
 
 /** Atelier's version, as package.json says (the claim generator's version). */
@@ -113,23 +115,6 @@ export function createProvenance(deps: ProvenanceDeps) {
     return loading;
   }
 
-  async function read(
-    bytes: Buffer,
-    format: string,
-    creds?: SigningCredentials,
-  ): Promise<CredentialsSummary | undefined> {
-    const c2pa = await loadC2pa();
-    const reader = await c2pa.WasmReader.fromBytes(format, new Uint8Array(bytes), READER_CONTEXT).catch(
-      () => undefined,
-    );
-    if (!reader) return undefined; // no manifest store (or none c2pa-rs can read)
-    try {
-      return summarize(JSON.parse(reader.json()), creds);
-    } finally {
-      reader.free();
-    }
-  }
-
   return {
     /** Loads the signer now (start-up: the warning about a development certificate comes at once). */
     async ready(): Promise<Pick<SigningCredentials, 'alg' | 'subject' | 'development'>> {
@@ -140,62 +125,92 @@ export function createProvenance(deps: ProvenanceDeps) {
     /**
      * The file with the facts embedded and signed: XMP (images), then a C2PA manifest store with
      * the actions, the generator and the ingredients (their bytes read for their own credentials).
+     * Runs where `deps.signOn` says (the engine threads), else here.
      */
-    async sign(
-      bytes: Buffer,
-      facts: Omit<ProvenanceFacts, 'ingredients'> & { ingredients: IngredientInput[] },
-    ): Promise<{ bytes: Buffer; summary: CredentialsSummary }> {
-      const creds = await credentials();
-      const c2pa = await loadC2pa();
-      const ingredients: IngredientFact[] = facts.ingredients.map(({ bytes: b, ...i }) => ({
-        ...i,
-        sha256: sha256(b),
-      }));
-      const { definition, ingredients: defs } = manifestDefinition({ ...facts, ingredients });
-      const source = facts.format === 'video/mp4' ? bytes : embedXmp(bytes, facts.format, xmpPacket(facts));
-      const builder = c2pa.WasmBuilder.fromJson(JSON.stringify(definition), BUILDER_CONTEXT);
-      try {
-        for (const [i, d] of defs.entries()) {
-          const b = facts.ingredients[i]?.bytes;
-          const json = JSON.stringify(d.definition);
-          if (b && b.length <= INGREDIENT_READ_MAX) {
-            try {
-              await builder.addIngredientFromBlob(json, d.fact.format, new BytesBlob(b));
-              continue;
-            } catch {
-              // A format c2pa-rs does not read (GIF, TIFF...): named by id and hash only.
-            }
-          }
-          builder.addIngredient(json);
-        }
-        const signed = await builder.sign(
-          {
-            alg: creds.alg,
-            reserveSize: RESERVE_SIZE,
-            sign: async (claim) =>
-              coseSign1(claim, {
-                alg: creds.alg,
-                key: creds.key,
-                chain: creds.chain,
-                reserveSize: RESERVE_SIZE,
-              }) as Uint8Array<ArrayBuffer>,
-          },
-          [],
-          facts.format,
-          new BytesBlob(source),
-        );
-        const out = Buffer.from(signed.buffer, signed.byteOffset, signed.byteLength);
-        const summary = await read(out, facts.format, creds);
-        if (!summary) throw new Error('the signed file has no readable Content Credentials');
-        return { bytes: out, summary };
-      } finally {
-        builder.free();
-      }
+    async sign(bytes: Buffer, facts: SigningFacts): Promise<SignedFile> {
+      return (deps.signOn ?? signWith)(await credentials(), bytes, facts);
     },
 
     /** What a file's Content Credentials claim, or undefined when it has none. */
-    read: (bytes: Buffer, format: string) => read(bytes, format),
+    read: (bytes: Buffer, format: string) => readSummary(bytes, format),
   };
+}
+
+/** The facts a file is signed with, its inputs with their bytes. */
+export type SigningFacts = Omit<ProvenanceFacts, 'ingredients'> & { ingredients: IngredientInput[] };
+
+export interface SignedFile {
+  bytes: Buffer;
+  summary: CredentialsSummary;
+}
+
+/** What a file's Content Credentials claim (checked against `creds` when given), or undefined without any. */
+async function readSummary(
+  bytes: Buffer,
+  format: string,
+  creds?: SigningCredentials,
+): Promise<CredentialsSummary | undefined> {
+  const c2pa = await loadC2pa();
+  const reader = await c2pa.WasmReader.fromBytes(format, new Uint8Array(bytes), READER_CONTEXT).catch(() => undefined);
+  if (!reader) return undefined; // no manifest store (or none c2pa-rs can read)
+  try {
+    return summarize(JSON.parse(reader.json()), creds);
+  } finally {
+    reader.free();
+  }
+}
+
+/**
+ * Signs a file with these credentials (CPU work: c2pa-rs hashes the whole file, twice counting the
+ * read-back). A plain function of its arguments, so the engine threads can run it: KeyObjects and
+ * Buffers cross a thread boundary.
+ */
+export async function signWith(creds: SigningCredentials, bytes: Buffer, facts: SigningFacts): Promise<SignedFile> {
+  const c2pa = await loadC2pa();
+  const ingredients: IngredientFact[] = facts.ingredients.map(({ bytes: b, ...i }) => ({
+    ...i,
+    sha256: sha256(b),
+  }));
+  const { definition, ingredients: defs } = manifestDefinition({ ...facts, ingredients });
+  const source = facts.format === 'video/mp4' ? bytes : embedXmp(bytes, facts.format, xmpPacket(facts));
+  const builder = c2pa.WasmBuilder.fromJson(JSON.stringify(definition), BUILDER_CONTEXT);
+  try {
+    for (const [i, d] of defs.entries()) {
+      const b = facts.ingredients[i]?.bytes;
+      const json = JSON.stringify(d.definition);
+      if (b && b.length <= INGREDIENT_READ_MAX) {
+        try {
+          await builder.addIngredientFromBlob(json, d.fact.format, new BytesBlob(b));
+          continue;
+        } catch {
+          // A format c2pa-rs does not read (GIF, TIFF...): named by id and hash only.
+        }
+      }
+      builder.addIngredient(json);
+    }
+    const signed = await builder.sign(
+      {
+        alg: creds.alg,
+        reserveSize: RESERVE_SIZE,
+        sign: async (claim) =>
+          coseSign1(claim, {
+            alg: creds.alg,
+            key: creds.key,
+            chain: creds.chain,
+            reserveSize: RESERVE_SIZE,
+          }) as Uint8Array<ArrayBuffer>,
+      },
+      [],
+      facts.format,
+      new BytesBlob(source),
+    );
+    const out = Buffer.from(signed.buffer, signed.byteOffset, signed.byteLength);
+    const summary = await readSummary(out, facts.format, creds);
+    if (!summary) throw new Error('the signed file has no readable Content Credentials');
+    return { bytes: out, summary };
+  } finally {
+    builder.free();
+  }
 }
 
 export type Provenance = ReturnType<typeof createProvenance>;

@@ -1,9 +1,11 @@
 /**
- * What the engine worker threads run (./engine-worker.mjs): the local engines and the image
- * analysis, each made once per thread (a thread keeps its cut-out cache). A task's failure comes
+ * What the engine worker threads run (./engine-worker.mjs): the local engines, the image
+ * analysis and the signing of generated files (Content Credentials), each made once per thread (a thread keeps its cut-out cache). A task's failure comes
  * back as a value, so a GenerationError keeps its class and `retryable` across the thread
  * boundary (./pooled-engines.ts throws it again).
  */
+import type { SigningCredentials } from '../../adapters/provenance/credentials.ts';
+import { type SigningFacts, signWith } from '../../adapters/provenance/provenance.ts';
 import { asBuffers } from '../../adapters/workers/thread-pool.ts';
 import type { EnvironmentRequest } from '../../engines/environment/environment-engine.ts';
 import { createLocalEnvironmentEngine } from '../../engines/environment/local/local-environment-engine.ts';
@@ -42,6 +44,7 @@ export const ENGINE_TASKS = {
   environment: (p: { request: EnvironmentRequest }) => environment().generate(p.request),
   video: (p: { request: VideoRequest }) => video().generate(p.request),
   analyze: (p: { png: Buffer; options: Parameters<typeof analyzePng>[1] }) => analyzePng(p.png, p.options),
+  sign: (p: { creds: SigningCredentials; bytes: Buffer; facts: SigningFacts }) => signWith(p.creds, p.bytes, p.facts),
 } as const;
 
 export type EngineTask = keyof typeof ENGINE_TASKS;
