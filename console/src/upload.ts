@@ -1,5 +1,5 @@
 /** Browser uploads: initiate → PUT the bytes with XMLHttpRequest (progress) → confirm → follow processing. */
-import type { Asset } from '../../sdk/src/index.ts';
+import { type Asset, TYPES_BY_EXTENSION } from '../../sdk/src/index.ts';
 
 export interface UploadSlot {
   uploadId: string;
@@ -96,28 +96,12 @@ export interface UploadItem {
 }
 
 /**
- * The formats the API accepts, by extension (kept in step with src/adapters/media/sniff.ts): the
- * file input offers only these, and a dropped file of another kind is refused before any upload.
+ * The formats the API accepts, by extension (the SDK's table, kept in step with
+ * src/adapters/media/sniff.ts): the file input offers only these, and a dropped file of another
+ * kind is refused before any upload.
  */
-const BY_EXTENSION: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  tif: 'image/tiff',
-  tiff: 'image/tiff',
-  mp4: 'video/mp4',
-  mov: 'video/quicktime',
-  pdf: 'application/pdf',
-  doc: 'application/msword',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  ttf: 'font/ttf',
-  otf: 'font/otf',
-  woff: 'font/woff',
-  woff2: 'font/woff2',
-};
 const ACCEPTED_TYPES = new Set([
-  ...Object.values(BY_EXTENSION),
+  ...Object.values(TYPES_BY_EXTENSION),
   'image/jpg',
   'image/pjpeg',
   'image/x-png',
@@ -130,16 +114,17 @@ const ACCEPTED_TYPES = new Set([
 const GENERIC = new Set(['', 'application/octet-stream', 'binary/octet-stream']);
 
 /** The file input's `accept`: every extension and canonical type above. */
-export const ACCEPT = [...Object.keys(BY_EXTENSION).map((e) => `.${e}`), ...new Set(Object.values(BY_EXTENSION))].join(
-  ',',
-);
+export const ACCEPT = [
+  ...Object.keys(TYPES_BY_EXTENSION).map((e) => `.${e}`),
+  ...new Set(Object.values(TYPES_BY_EXTENSION)),
+].join(',');
 
 const extensionOf = (name: string) => (name.includes('.') ? (name.split('.').pop()?.toLowerCase() ?? '') : '');
 
 /** MIME type the API accepts for a file: the browser's, else from the extension. */
 export function fileTypeOf(file: { name: string; type: string }): string {
   if (file.type) return file.type;
-  return BY_EXTENSION[extensionOf(file.name)] ?? 'application/octet-stream';
+  return TYPES_BY_EXTENSION[extensionOf(file.name)] ?? 'application/octet-stream';
 }
 
 /** Why a file cannot be uploaded (a sentence for people), or undefined when the API takes it. */
@@ -149,7 +134,7 @@ export function uploadProblem(file: { name: string; type: string }): string | un
   if (ext === 'svg' || type === 'image/svg+xml') {
     return 'SVG files cannot be uploaded: export the picture as a PNG and upload that.';
   }
-  if (ACCEPTED_TYPES.has(type) || (GENERIC.has(type) && BY_EXTENSION[ext])) return undefined;
-  if (!type && BY_EXTENSION[ext]) return undefined;
+  if (ACCEPTED_TYPES.has(type) || (GENERIC.has(type) && TYPES_BY_EXTENSION[ext])) return undefined;
+  if (!type && TYPES_BY_EXTENSION[ext]) return undefined;
   return 'This kind of file cannot be uploaded: use JPEG, PNG, GIF or TIFF images, MP4 or MOV videos, PDF or Word documents, or TTF, OTF or WOFF fonts.';
 }

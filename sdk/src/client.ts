@@ -609,7 +609,8 @@ const EXT_OF: Record<string, string> = {
   'video/quicktime': 'mov',
   'application/pdf': 'pdf',
 };
-const BY_EXT: Record<string, string> = {
+/** The file types the API accepts, by extension (the console's file picker offers the same). */
+export const TYPES_BY_EXTENSION: Readonly<Record<string, string>> = {
   png: 'image/png',
   jpg: 'image/jpeg',
   jpeg: 'image/jpeg',
@@ -629,7 +630,7 @@ const BY_EXT: Record<string, string> = {
 
 /** MIME type from a file name's extension. */
 export function typeFromName(name: string): string | undefined {
-  return BY_EXT[name.split('.').pop()?.toLowerCase() ?? ''];
+  return TYPES_BY_EXTENSION[name.split('.').pop()?.toLowerCase() ?? ''];
 }
 
 /** MIME type from the first bytes, for the formats the API takes that have a clear signature. */

@@ -9,6 +9,7 @@ export {
   type WaitTarget,
   sniffType,
   TERMINAL,
+  TYPES_BY_EXTENSION,
   typeFromName,
 } from './client.ts';
 export * from './errors.ts';
