@@ -4,8 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpDir } from './helpers/app.ts';
 import { freePort } from './helpers/assets.ts';
-import { atelierInProcess, bareEnv, type CliResult, collect } from './helpers/cli.ts';
+import { atelierInProcess, type CliResult, collect } from './helpers/cli.ts';
 import {
+  bareEnv,
   cleanEnv as cleanProcessEnv,
   healthy,
   kill,

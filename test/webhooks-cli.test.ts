@@ -4,7 +4,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpDir } from './helpers/app.ts';
-import { atelierInProcess, bareEnv } from './helpers/cli.ts';
+import { atelierInProcess } from './helpers/cli.ts';
+import { bareEnv } from './helpers/processes.ts';
 
 /**
  * `atelier admin webhook …` (runCli in this process: the admin commands as real processes are

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpDir } from '../../test/helpers/app.ts';
-import { atelierInProcess, bareEnv, collect } from '../../test/helpers/cli.ts';
+import { atelierInProcess, collect } from '../../test/helpers/cli.ts';
+import { bareEnv } from '../../test/helpers/processes.ts';
 import { CAP_PNG, type RealServer, startServer } from './server.ts';
 
 /**

@@ -8,17 +8,6 @@ export interface CliResult {
   stderr: string;
 }
 
-/** This machine's environment without any setting that would change Atelier (nor `drop`), plus `extra`. */
-export function bareEnv(extra: Record<string, string>, drop?: RegExp): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (/^(ATELIER_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$|S3_|LOG_LEVEL$|NODE_OPTIONS$|VITEST)/.test(k)) continue;
-    if (drop?.test(k)) continue;
-    env[k] = v;
-  }
-  return { ...env, ...extra };
-}
-
 /** A real process's exit code and output. */
 export function collect(child: ChildProcess): Promise<CliResult> {
   let stdout = '';

@@ -16,14 +16,20 @@ export interface Proc {
   exited: Promise<number | null>;
 }
 
-/** The test's environment without any setting of this machine that would change Atelier. */
-export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+/** This machine's environment without any setting that would change Atelier (nor `drop`), plus `extra`. */
+export function bareEnv(extra: Record<string, string>, drop?: RegExp): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (!/^(ATELIER_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$|S3_|LOG_LEVEL$|NODE_OPTIONS$|VITEST)/.test(k)) env[k] = v;
+    if (/^(ATELIER_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$|S3_|LOG_LEVEL$|NODE_OPTIONS$|VITEST)/.test(k)) continue;
+    if (drop?.test(k)) continue;
+    env[k] = v;
   }
-  return {
-    ...env,
+  return { ...env, ...extra };
+}
+
+/** The test's environment without any setting of this machine that would change Atelier, with the process tests' settings. */
+export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return bareEnv({
     LOG_LEVEL: 'warn',
     ATELIER_JOB_LEASE_SECONDS: '5',
     ATELIER_WORKER_CONCURRENCY: '2',
@@ -33,7 +39,7 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     // processes, crashes and queues; full-size output is the engine tests' and the benches' work.
     ATELIER_IMAGE_LONG_SIDE: '512',
     ...extra,
-  };
+  });
 }
 
 export function atelier(args: string[], env: NodeJS.ProcessEnv): Proc {
