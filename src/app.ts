@@ -13,6 +13,7 @@ import { installCors } from './http/cors.ts';
 import { installRequestLog } from './http/request-log.ts';
 import { createLogger } from './adapters/log/logger.ts';
 import { installLongPoll } from './http/long-poll.ts';
+import { shuttingDown } from './http/errors.ts';
 import { opsRoutes } from './http/ops.routes.ts';
 import { installOpenApi } from './http/openapi.ts';
 import { brandsRoutes } from './modules/brands/brands.routes.ts';
@@ -39,7 +40,9 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
  * A graceful close that does not wait on keep-alive connections: once `close()` starts, responses
  * carry `Connection: close`, and connections that fall idle afterwards are closed at once (Node
  * closes only those idle when `server.close()` is called; the others would hold the close for
- * the keep-alive timeout). Requests in flight still finish.
+ * the keep-alive timeout). Requests in flight still finish; one that arrives on an open
+ * connection meanwhile is answered 503 `SERVICE_UNAVAILABLE` with `Retry-After` in the one error
+ * body (Fastify's own 503 for it has another shape, so `return503OnClosing` is off).
  */
 function drainConnectionsOnClose(app: FastifyInstance): void {
   let closing = false;
@@ -48,6 +51,9 @@ function drainConnectionsOnClose(app: FastifyInstance): void {
     const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
     sweep.unref();
     app.server.once('close', () => clearInterval(sweep));
+  });
+  app.addHook('onRequest', async () => {
+    if (closing) throw shuttingDown();
   });
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
@@ -85,6 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // could set X-Forwarded-For/-Proto/-Host.
     trustProxy: deps.config.trustProxy.length ? deps.config.trustProxy : false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onRequest', async (request, reply) => {

@@ -216,3 +216,41 @@ describe('X-Forwarded-* headers (ATELIER_TRUST_PROXY)', () => {
     await app.close();
   });
 });
+
+describe('a request that arrives while the server closes (raw socket)', () => {
+  it('is answered 503 SERVICE_UNAVAILABLE in the error body with Retry-After, and the close completes', async () => {
+    const t = await createTestApp('sqlite');
+    try {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const port = (t.app.server.address() as AddressInfo).port;
+      // A connection whose request has begun (so the close does not reap it as idle) ...
+      const socket = net.connect(port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      let out = '';
+      socket.on('data', (d) => {
+        out += d.toString('latin1');
+      });
+      const ended = new Promise((resolve) => socket.once('close', resolve));
+      socket.write('GET /v1/brands HTTP/1.1\r\nHost: a\r\n');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // ... finishes it after the close has started.
+      const closed = t.app.close();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      socket.write('\r\n');
+      await ended;
+      await closed;
+      const res = parse(out);
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toBe('1');
+      expect(res.headers.connection).toBe('close');
+      expect(res.headers['x-request-id']).toBe(res.body.requestId);
+      expect(res.body.error).toEqual({
+        code: 'SERVICE_UNAVAILABLE',
+        message: 'The server is shutting down; send the request again',
+        details: { retryAfterSeconds: 1 },
+      });
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -42,6 +42,15 @@ export const unprocessable = (message: string, details?: Record<string, unknown>
 export const rateLimited = (retryAfterSeconds: number, message = 'Rate limit exceeded') =>
   new AppError(429, 'RATE_LIMITED', message, { retryAfterSeconds }, { 'retry-after': String(retryAfterSeconds) });
 export const serviceUnavailable = (message: string) => new AppError(503, 'SERVICE_UNAVAILABLE', message);
+/** A request that reached a server already closing (a deploy or restart): safe to send again. */
+export const shuttingDown = () =>
+  new AppError(
+    503,
+    'SERVICE_UNAVAILABLE',
+    'The server is shutting down; send the request again',
+    { retryAfterSeconds: 1 },
+    { 'retry-after': '1' },
+  );
 
 /** Validation failure on one named field (`body.name`, `query.limit`, ...). */
 export const fieldError = (field: string, message: string, status: 400 | 422 = 400) =>

@@ -28,6 +28,8 @@ const SHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../../../shared/fixtures/product-images/', import.meta.url));
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PASSWORD = 'correct horse battery staple';
+/** The page's document, as far as the functions passed to waitForFunction use it. */
+declare const document: { querySelector<T>(selector: string): T | null };
 const MISSING = '0b6f7f0e-3c1f-4d7a-9d55-2f6f3f4e5a6b';
 
 const SIZES = [
@@ -382,9 +384,11 @@ describe.skipIf(!hasChromium && !process.env.CI)('console finish (issue 25) in C
       const original = 'The red cap on a sunlit concrete ledge';
       await page.fill(testid('forge-prompt'), original);
       await page.click(testid('forge-enhance'));
+      // Functions, not strings: Playwright evaluates a string again on every poll, which the
+      // console's CSP (no 'unsafe-eval') refuses as a page error; a function is compiled once.
       await page.waitForFunction(
-        `document.querySelector('[data-testid="forge-prompt"]').value !== ${JSON.stringify(original)}`,
-        undefined,
+        (was) => document.querySelector<{ value: string }>('[data-testid="forge-prompt"]')?.value !== was,
+        original,
         { timeout: 30_000 },
       );
       const enhanced = await page.inputValue(testid('forge-prompt'));
@@ -398,7 +402,11 @@ describe.skipIf(!hasChromium && !process.env.CI)('console finish (issue 25) in C
       await full.locator('summary').click();
       expect(await full.locator('p').textContent()).toBe(enhanced.trim());
       await page.waitForFunction(
-        `/^4 images/.test(document.querySelector('[data-testid="usage-image_generations"] .meter-text')?.textContent ?? '')`,
+        () =>
+          /^4 images/.test(
+            document.querySelector<{ textContent: string }>('[data-testid="usage-image_generations"] .meter-text')
+              ?.textContent ?? '',
+          ),
         undefined,
         { timeout: 5_000 },
       );
