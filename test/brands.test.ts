@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrandsRepo } from '../src/modules/brands/brands.repo.ts';
-import { TONES } from '../src/modules/brands/brands.schemas.ts';
+import { TONES } from '../src/engines/text/text-engine.ts';
 import { createTestApp, dbKinds, type TestApp } from './helpers/app.ts';
 
 const PUBLIC_URL = 'https://atelier.example/base';

@@ -4,9 +4,18 @@
  * `openai-compatible` (any OpenAI-compatible chat endpoint with JSON-schema output), chosen by
  * config with `local` as the fallback (src/engines/text/index.ts).
  */
-import { TONES, type Tone } from '../../modules/brands/brands.schemas.ts';
-
-export { TONES, type Tone };
+/** The tones a brand may have (a brand's `tone` field, and what analysis weighs). */
+export const TONES = [
+  'Professional',
+  'Casual',
+  'Friendly',
+  'Authoritative',
+  'Playful',
+  'Innovative',
+  'Traditional',
+  'Luxurious',
+] as const;
+export type Tone = (typeof TONES)[number];
 
 /**
  * Where a piece of text came from. `mission`, `values`, `tone`, `tagline`, `audience`,

@@ -1,6 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { StringEnum, Uuid } from '../../http/schemas.ts';
-import { TONES } from '../brands/brands.schemas.ts';
+import { TONES } from '../../engines/text/text-engine.ts';
 
 /**
  * The Brand DNA payload (snake_case, schema_version 1) and the Brand DNA endpoints' bodies and

@@ -1,5 +1,4 @@
-import { emptyAnalysis, type TextAnalysis, type Tone } from '../../engines/text/text-engine.ts';
-import { TONES } from '../brands/brands.schemas.ts';
+import { emptyAnalysis, type TextAnalysis, type Tone, TONES } from '../../engines/text/text-engine.ts';
 import { deltaE2000, hexToLab, isNeutral, type Lab } from './color.ts';
 import type { ColorRoleHint, FontRole } from './css-analysis.ts';
 import type { BrandDna, FontEntry, PaletteEntry, PaletteRole, SourceType } from './brand-dna.schemas.ts';

@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { MAX_PAGE } from '../../http/pagination.ts';
 import { Uuid } from '../../http/schemas.ts';
+import { TONES } from '../../engines/text/text-engine.ts';
 
 /** Brand field bounds (spec "Limits"); lengths count Unicode code points, as JSON Schema does. */
 export const BRAND_LIMITS = {
@@ -12,18 +13,6 @@ export const BRAND_LIMITS = {
   tone: { items: 5 },
   voice: { items: 5, itemMax: 50 },
 } as const;
-
-export const TONES = [
-  'Professional',
-  'Casual',
-  'Friendly',
-  'Authoritative',
-  'Playful',
-  'Innovative',
-  'Traditional',
-  'Luxurious',
-] as const;
-export type Tone = (typeof TONES)[number];
 
 /** Asset types a brand logo may have. */
 export const LOGO_ASSET_TYPES: readonly string[] = ['logo', 'image'];

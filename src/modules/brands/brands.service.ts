@@ -5,6 +5,7 @@ import { fieldError, forbidden, notFound, preconditionFailed } from '../../http/
 import { textProblem } from '../../http/schemas.ts';
 import type { Principal } from '../access/access.service.ts';
 import type { AssetRefs } from '../assets/asset-refs.ts';
+import type { Tone } from '../../engines/text/text-engine.ts';
 import type { BrandPatch, BrandRecord, BrandsRepo } from './brands.repo.ts';
 import {
   type Brand,
@@ -12,7 +13,6 @@ import {
   foldKey,
   LOGO_ASSET_TYPES,
   type ListBrandsQuery,
-  type Tone,
   type UpdateBrandInput,
 } from './brands.schemas.ts';
 import { etagOf, ifMatchSatisfied } from '../../http/etag.ts';
