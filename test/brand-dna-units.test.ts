@@ -13,10 +13,10 @@ import {
   deltaEHex,
   labToRgb,
   parseCssColor,
-  parseHex,
   rgbToLab,
   toHex,
 } from '../src/modules/brand-dna/color.ts';
+import { parseHex } from '../src/adapters/media/colors.ts';
 import { agreementScore, confidenceScore, coverage, missingFields } from '../src/modules/brand-dna/confidence.ts';
 import {
   classifySelector,

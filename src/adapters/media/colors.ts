@@ -1,7 +1,7 @@
 /**
  * Colour naming for dominant colours and auto tags: a small fixed palette of everyday names, each
  * with a few sRGB anchors, matched by nearest distance in CIELAB (CIE76), which follows perceived
- * difference far better than RGB distance.
+ * difference far better than RGB distance. Also the hex colour parser the engines and Brand DNA share.
  */
 export const COLOR_NAMES = [
   'black',
@@ -49,6 +49,7 @@ const ANCHORS: Record<ColorName, readonly string[]> = {
 };
 
 export type Lab = [number, number, number];
+export type Rgb = [number, number, number];
 
 const toLinear = (c: number) => {
   const v = c / 255;
@@ -121,6 +122,20 @@ function nearestName(lab: Lab): ColorName {
 
 export const rgbHex = (r: number, g: number, b: number): string =>
   `#${[r, g, b].map((v) => Math.round(v).toString(16).padStart(2, '0')).join('')}`;
+
+/** `#rgb`, `#rrggbb` (with or without `#`); alpha forms are read without their alpha. */
+export function parseHex(input: string): Rgb | undefined {
+  const m = /^#?([0-9a-f]{3,8})$/i.exec(input.trim());
+  if (!m) return undefined;
+  const h = m[1]!;
+  if (h.length === 3 || h.length === 4) {
+    return [0, 1, 2].map((i) => Number.parseInt(h[i]! + h[i]!, 16)) as Rgb;
+  }
+  if (h.length === 6 || h.length === 8) {
+    return [0, 2, 4].map((i) => Number.parseInt(h.slice(i, i + 2), 16)) as Rgb;
+  }
+  return undefined;
+}
 
 export interface DominantColor {
   name: ColorName;

@@ -1,32 +1,17 @@
-import { type Lab, rgbToLab } from '../../adapters/media/colors.ts';
+import { type Lab, parseHex, type Rgb, rgbToLab } from '../../adapters/media/colors.ts';
 
 /**
- * Colour arithmetic for Brand DNA: parsing (hex, rgb(), hsl(), CSS names, CMYK), CIELAB and the
- * CIEDE2000 difference (the perceptual distance every palette decision here uses), and the
- * neutral/chromatic split. Pure functions.
+ * Colour arithmetic for Brand DNA: parsing (rgb(), hsl(), CSS names, CMYK; hex with parseHex of
+ * adapters/media/colors.ts), CIELAB and the CIEDE2000 difference (the perceptual distance every
+ * palette decision here uses), and the neutral/chromatic split. Pure functions.
  */
 export type { Lab };
-export type Rgb = [number, number, number];
 
 const clamp255 = (v: number) => Math.max(0, Math.min(255, Math.round(v)));
 
 /** `#rrggbb`, lower case. */
 export const toHex = ([r, g, b]: Rgb): string =>
   `#${[r, g, b].map((v) => clamp255(v).toString(16).padStart(2, '0')).join('')}`;
-
-/** `#rgb`, `#rrggbb` (with or without `#`); alpha forms are read without their alpha. */
-export function parseHex(input: string): Rgb | undefined {
-  const m = /^#?([0-9a-f]{3,8})$/i.exec(input.trim());
-  if (!m) return undefined;
-  const h = m[1]!;
-  if (h.length === 3 || h.length === 4) {
-    return [0, 1, 2].map((i) => Number.parseInt(h[i]! + h[i]!, 16)) as Rgb;
-  }
-  if (h.length === 6 || h.length === 8) {
-    return [0, 2, 4].map((i) => Number.parseInt(h.slice(i, i + 2), 16)) as Rgb;
-  }
-  return undefined;
-}
 
 export const hexToLab = (hex: string): Lab => {
   const rgb = parseHex(hex);

@@ -1,5 +1,6 @@
 import type { BlockKind, TextBlock } from '../../engines/text/text-engine.ts';
-import { cmykToRgb, parseHex, type Rgb, toHex } from './color.ts';
+import { parseHex, type Rgb } from '../../adapters/media/colors.ts';
+import { cmykToRgb, toHex } from './color.ts';
 import type { ColorRoleHint } from './css-analysis.ts';
 
 /**

@@ -1,6 +1,5 @@
-import { COLOR_NAMES, nameColor, rgbToLab } from '../../../adapters/media/colors.ts';
+import { COLOR_NAMES, nameColor, parseHex, rgbToLab } from '../../../adapters/media/colors.ts';
 import { AUTO_TAGS } from '../../../adapters/media/tags.ts';
-import { parseHex } from '../../../modules/brand-dna/color.ts';
 import {
   type ProductWords,
   coloursContradict,
