@@ -7,7 +7,7 @@ import type { PlanCatalog } from './modules/usage/plans.ts';
 import type { AccessService } from './modules/access/access.service.ts';
 import type { KeyUsageTracker } from './modules/access/key-usage.ts';
 import type { UsageLedger } from './modules/usage/usage.ledger.ts';
-import type { RateLimiter } from './http/rate-limit.ts';
+import type { RateLimiter } from './adapters/rate-limit/rate-limit.ts';
 import type { Metrics } from './http/metrics.ts';
 import type { JobSystem } from './jobs/types.ts';
 import type { AssetRefs } from './modules/assets/asset-refs.ts';

@@ -2,7 +2,7 @@ import type { Config } from './config.ts';
 import { type CoreOverrides, openCore, openJobs } from './core-deps.ts';
 import { createKeyUsageTracker } from './modules/access/key-usage.ts';
 import { createUsageLedger } from './modules/usage/usage.ledger.ts';
-import { createMemoryRateLimiter, type RateLimiter } from './http/rate-limit.ts';
+import { createMemoryRateLimiter, type RateLimiter } from './adapters/rate-limit/rate-limit.ts';
 import { createRedisRateLimiter } from './adapters/redis/rate-limit.redis.ts';
 import { createMetrics } from './http/metrics.ts';
 import { createAssetRefs } from './modules/assets/asset-refs.ts';

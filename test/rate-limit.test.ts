@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisRateLimiter } from '../src/adapters/redis/rate-limit.redis.ts';
-import { createMemoryRateLimiter } from '../src/http/rate-limit.ts';
+import { createMemoryRateLimiter } from '../src/adapters/rate-limit/rate-limit.ts';
 import { createTestApp, dbKinds, type TestApp } from './helpers/app.ts';
 import { TEST_REDIS_URL } from './helpers/pg.ts';
 

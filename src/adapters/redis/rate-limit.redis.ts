@@ -1,13 +1,13 @@
 import { Redis } from 'ioredis';
-import { type BucketSettings, createMemoryRateLimiter, type RateLimiter } from '../../http/rate-limit.ts';
+import { type BucketSettings, createMemoryRateLimiter, type RateLimiter } from '../rate-limit/rate-limit.ts';
 
 /**
- * The token bucket of http/rate-limit.ts kept in Redis, so every API process shares one bucket
- * per key. One Lua script makes the read-refill-take step atomic; the key expires once the bucket
- * would be full again. Time comes from the Redis server, so processes need no clock agreement.
- * While Redis cannot answer (down, or slower than `commandTimeoutMs`), each process falls back to
- * its own in-memory bucket for a second at a time: limits become per process for that time rather
- * than every request failing with a 500 or waiting on reconnects.
+ * The token bucket of adapters/rate-limit/rate-limit.ts kept in Redis, so every API process shares
+ * one bucket per key. One Lua script makes the read-refill-take step atomic; the key expires once
+ * the bucket would be full again. Time comes from the Redis server, so processes need no clock
+ * agreement. While Redis cannot answer (down, or slower than `commandTimeoutMs`), each process falls
+ * back to its own in-memory bucket for a second at a time: limits become per process for that time
+ * rather than every request failing with a 500 or waiting on reconnects.
  */
 const SCRIPT = `
 local t = redis.call('TIME')
