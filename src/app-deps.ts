@@ -71,7 +71,7 @@ export interface AppDeps {
   videos: VideosService;
   /** Image-to-video prompt enhancements (src/modules/videos). */
   videoEnhancements: VideoEnhancementsService;
-  /** Stored first responses of POSTs with an Idempotency-Key (src/http/idempotency.ts). */
+  /** Stored first responses of POSTs with an Idempotency-Key (src/modules/idempotency/idempotency.hook.ts). */
   idempotency: IdempotencyRepo;
   /** Resource changes: long-poll wake-ups and webhook events (src/events/changes.ts). */
   changes: Changes;

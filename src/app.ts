@@ -4,7 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps } from './app-deps.ts';
 import { installAuth } from './http/auth.ts';
-import { installIdempotency } from './http/idempotency.ts';
+import { installIdempotency } from './modules/idempotency/idempotency.hook.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.ts';
 import { installJsonParser, installValidators } from './http/validation.ts';
 import { installMetrics } from './http/metrics.ts';

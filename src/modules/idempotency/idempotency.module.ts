@@ -7,7 +7,7 @@ export const purgeIdempotencyKeysJob: JobRef = { name: 'idempotency.purge', payl
 /** How often keys past their 24 hours are removed. */
 const PURGE_EVERY_MS = 3_600_000;
 
-/** Wires the Idempotency-Key store (src/http/idempotency.ts): its repo and the hourly purge. */
+/** Wires the Idempotency-Key store (idempotency.hook.ts): its repo and the hourly purge. */
 export function createIdempotencyModule(deps: Pick<AppDeps, 'db' | 'clock'>) {
   const repo = createIdempotencyRepo(deps.db);
   const jobs = [

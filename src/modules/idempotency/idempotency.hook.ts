@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { Clock } from '../clock.ts';
-import type { IdempotencyRepo } from '../modules/idempotency/idempotency.repo.ts';
-import { isValidIdempotencyKey, requestHash } from '../modules/idempotency/request-hash.ts';
-import { AppError, fieldError } from './errors.ts';
+import type { Clock } from '../../clock.ts';
+import { AppError, fieldError } from '../../http/errors.ts';
+import type { IdempotencyRepo } from './idempotency.repo.ts';
+import { isValidIdempotencyKey, requestHash } from './request-hash.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
