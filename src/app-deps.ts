@@ -38,7 +38,7 @@ export interface AppDeps {
   plans: PlanCatalog;
   access: AccessService;
   rateLimiter: RateLimiter;
-  /** The answer-bytes budget per key (auth.ts). */
+  /** The answer-bytes budget per key (modules/access/access.auth.ts). */
   byteLimiter: RateLimiter;
   keyUsage: KeyUsageTracker;
   /** Quota ledger: reserve at create time, commit on success, release on failure. */

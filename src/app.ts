@@ -3,7 +3,7 @@ import http from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps } from './app-deps.ts';
-import { installAuth } from './http/auth.ts';
+import { installAuth } from './modules/access/access.auth.ts';
 import { installIdempotency } from './modules/idempotency/idempotency.hook.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.ts';
 import { installJsonParser, installValidators } from './http/validation.ts';

@@ -3,7 +3,7 @@ import diagnostics from 'node:diagnostics_channel';
 import type { FastifyInstance } from 'fastify';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { principalOf } from '../src/http/auth.ts';
+import { principalOf } from '../src/modules/access/access.auth.ts';
 import { createAccessRepo } from '../src/modules/access/access.repo.ts';
 import { createAccessService } from '../src/modules/access/access.service.ts';
 import { createTestApp, dbKinds, type TestApp } from './helpers/app.ts';

@@ -2,7 +2,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { AppDeps } from '../app-deps.ts';
-import { chargeAnswer } from '../http/auth.ts';
+import { chargeAnswer } from '../modules/access/access.auth.ts';
 import { createMcpServer } from './mcp.server.ts';
 import { invalidParams } from './messages.ts';
 import { parseToolsets, TOOLSETS } from './tools.ts';
@@ -22,7 +22,7 @@ export const MCP_SERVER_VERSION = '1.0.0';
  *
  * One JSON-RPC message per request: batches (an array body) are refused with -32600, as the MCP
  * revisions since 2025-06-18 allow, so the per-key rate limit counts every message. The bytes the
- * answer writes are charged to the key's answer budget (auth.ts) like any route's.
+ * answer writes are charged to the key's answer budget (access.auth.ts) like any route's.
  */
 export function mcpRoutes(
   deps: Pick<AppDeps, 'config' | 'fetcher' | 'byteLimiter'> & {

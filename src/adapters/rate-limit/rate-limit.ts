@@ -1,9 +1,9 @@
 /**
  * Per-key rate limiting: a token bucket of `burst` tokens refilled at `perSecond`. Requests take
- * one token each; the answer-bytes budget (auth.ts) checks that its bucket is not in debt
- * (`take(key, 0)`) and charges what was written afterwards (`charge`, which may go into debt).
- * In memory in the embedded mode; the Redis implementation (adapters/redis) shares buckets
- * between API processes in the scaled mode.
+ * one token each; the answer-bytes budget (modules/access/access.auth.ts) checks that its bucket
+ * is not in debt (`take(key, 0)`) and charges what was written afterwards (`charge`, which may go
+ * into debt). In memory in the embedded mode; the Redis implementation (adapters/redis) shares
+ * buckets between API processes in the scaled mode.
  */
 export interface RateDecision {
   ok: boolean;

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppDeps } from '../../app-deps.ts';
-import { principalOf } from '../../http/auth.ts';
+import { principalOf } from './access.auth.ts';
 import { conflict, errorResponses, fieldError, notFound } from '../../http/errors.ts';
 import type { Principal } from './access.service.ts';
 import type { ApiKeyInfo } from './access.service.ts';

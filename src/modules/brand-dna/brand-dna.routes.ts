@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppDeps } from '../../app-deps.ts';
-import { principalOf } from '../../http/auth.ts';
+import { principalOf } from '../access/access.auth.ts';
 import { errorResponses } from '../../http/errors.ts';
 import {
   BrandParams,

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppDeps } from '../../app-deps.ts';
 import { errorResponses } from '../../http/errors.ts';
-import { principalOf } from '../../http/auth.ts';
+import { principalOf } from '../access/access.auth.ts';
 import {
   Brand,
   BrandList,

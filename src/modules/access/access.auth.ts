@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Principal } from '../modules/access/access.service.ts';
-import { bearerToken } from '../modules/access/access.keys.ts';
-import { can, type Permission } from '../modules/access/access.roles.ts';
-import type { Feature } from '../modules/usage/plans.ts';
-import type { AppDeps } from '../app-deps.ts';
-import { forbidden, rateLimited, unauthorized } from './errors.ts';
-import { sameToken, sessionIdOf } from '../modules/console/cookies.ts';
+import type { Principal } from './access.service.ts';
+import { bearerToken } from './access.keys.ts';
+import { can, type Permission } from './access.roles.ts';
+import type { Feature } from '../usage/plans.ts';
+import type { AppDeps } from '../../app-deps.ts';
+import { forbidden, rateLimited, unauthorized } from '../../http/errors.ts';
+import { sameToken, sessionIdOf } from '../console/cookies.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
