@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { AppDeps } from '../../app-deps.ts';
-import { FetchError } from '../../adapters/fetch/fetcher.ts';
+import type { Clock } from '../../clock.ts';
+import { FetchError, type Fetcher } from '../../adapters/fetch/fetcher.ts';
 import { textProblem } from '../../http/schemas.ts';
 import type { ResourceChange } from '../../events/changes.ts';
-import type { JobRef } from '../../jobs/types.ts';
+import type { JobRef, JobSystem } from '../../jobs/types.ts';
 import { AccessError } from '../access/access.errors.ts';
 import {
   deliveryId,
@@ -219,15 +219,16 @@ export function retryDelay(scheduleMs: readonly number[], failedAttempt: number,
 /** The job id of attempt `n`: the delivery id itself for the first, `<id>.a<n>` after. */
 export const attemptJobId = (id: string, attempt: number) => (attempt <= 1 ? id : `${id}.a${attempt}`);
 
-export function createWebhooksService(
-  deps: Pick<AppDeps, 'clock' | 'fetcher' | 'jobs'> & {
-    repo: WebhooksRepo;
-    deliverJob: JobRef;
-    /** Delays between attempts; attempts = length + 1. */
-    retryScheduleMs: readonly number[];
-    orgExists(orgId: string): Promise<boolean>;
-  },
-) {
+export function createWebhooksService(deps: {
+  clock: Clock;
+  fetcher: Fetcher;
+  jobs: JobSystem;
+  repo: WebhooksRepo;
+  deliverJob: JobRef;
+  /** Delays between attempts; attempts = length + 1. */
+  retryScheduleMs: readonly number[];
+  orgExists(orgId: string): Promise<boolean>;
+}) {
   const { repo, clock } = deps;
   const now = () => clock().toISOString();
   const present = (r: EndpointRow) => toEndpoint(r, clock());
