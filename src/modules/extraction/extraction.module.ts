@@ -1,7 +1,8 @@
 import type { AppDeps } from '../../app-deps.ts';
+import { defineJob, type JobDefinition, JobTimeoutError } from '../../jobs/types.ts';
 import { createExtractionRepo } from './extraction.repo.ts';
-import { createExtractionService } from './extraction.service.ts';
-import { extractionJobs, purgeExtractionsJob, sweepExtractionsJob } from './extraction.jobs.ts';
+import { createExtractionService, type ExtractionService } from './extraction.service.ts';
+import { purgeExtractionsJob, runExtractionJob, sweepExtractionsJob } from './extraction.jobs.ts';
 
 /** How often runs stuck past the timeout are failed. */
 const SWEEP_EVERY_MS = 60_000;
@@ -20,4 +21,42 @@ export function createExtractionModule(
     { name: purgeExtractionsJob.name, payload: {}, everyMs: PURGE_EVERY_MS },
   ];
   return { service, jobs, schedules };
+}
+
+/**
+ * The run (queue `extraction`), the timeout sweep and the retention purge (queue `maintenance`).
+ * The run's own deadline (submit + the timeout) fires inside the handler; the job timeout is a
+ * little longer and only catches a handler that ignores its signal.
+ */
+function extractionJobs(service: ExtractionService, timeoutSeconds: number): JobDefinition[] {
+  const run = defineJob({
+    ...runExtractionJob,
+    queue: 'extraction',
+    attempts: 2,
+    backoffMs: 2000,
+    timeoutMs: timeoutSeconds * 1000 + 15_000,
+    handler: ({ extractionId }, ctx) => service.run(extractionId, ctx),
+    async onFailed({ extractionId }, error, ctx) {
+      ctx.log.error({ extractionId, err: error.message }, 'extraction run failed after retries');
+      await service.failRun(extractionId, error instanceof JobTimeoutError);
+    },
+  });
+  const sweep = defineJob({
+    ...sweepExtractionsJob,
+    queue: 'maintenance',
+    attempts: 1,
+    async handler() {
+      await service.sweepStale();
+    },
+  });
+  const purge = defineJob({
+    ...purgeExtractionsJob,
+    queue: 'maintenance',
+    attempts: 1,
+    timeoutMs: 600_000,
+    async handler(_payload, ctx) {
+      await service.purgeExpired(ctx.log);
+    },
+  });
+  return [run, sweep, purge];
 }
