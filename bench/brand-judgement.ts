@@ -44,7 +44,8 @@ import { type AssetSource, type ExtractContext, extractPdf, extractUrl } from '.
 import { mergeFindings } from '../src/modules/brand-dna/merge.ts';
 import { analyzePage, pageLogo } from '../src/modules/brand-dna/page.ts';
 import { type DiscoveredCandidate, discoverCandidates } from '../src/modules/extraction/discovery.ts';
-import { LOGO_PICK_MIN, pickLogo } from '../src/modules/extraction/logo.ts';
+import { LOGO_PICK_MIN } from '../src/modules/extraction/logo.ts';
+import { pickLogo } from '../src/modules/extraction/logo-pick.ts';
 import { rankCandidates } from '../src/modules/extraction/ranking.ts';
 import { normalizeImageUrl, renditionKey } from '../src/modules/extraction/urls.ts';
 import {

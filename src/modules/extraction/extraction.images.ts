@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import sharp, { type Sharp } from 'sharp';
 import { type FormatName, sniffFormat } from '../../adapters/media/index.ts';
-import type { Measurement } from './ranking.ts';
+import type { Measurement } from './measurement.ts';
 
 /**
  * What the pipeline learns from a downloaded candidate's bytes, and the copy it stages: the real

@@ -6,7 +6,8 @@ import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
 import { stylesheetImports } from './css-images.ts';
 import { type DiscoveredCandidate, discoverCandidates, linkedStylesheetUrls } from './discovery.ts';
 import { DEFAULT_INSPECT_LIMITS, type InspectLimits, type Inspection, inspectImage } from './extraction.images.ts';
-import { type Measurement, type RankedCandidate, rankCandidates } from './ranking.ts';
+import type { Measurement } from './measurement.ts';
+import { type RankedCandidate, rankCandidates } from './ranking.ts';
 import { resolveHttpUrl } from './urls.ts';
 
 /**

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePage, pageLogo } from '../brand-dna/page.ts';
 import { discoverCandidates } from './discovery.ts';
-import { LOGO_PICK_MIN, pickLogo } from './logo.ts';
+import { LOGO_PICK_MIN } from './logo.ts';
+import { pickLogo } from './logo-pick.ts';
 import { rankCandidates } from './ranking.ts';
 import { isHomeUrl, linkAway, siteOf } from './urls.ts';
 

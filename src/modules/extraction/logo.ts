@@ -1,5 +1,5 @@
 import type { DiscoveredCandidate, Evidence, SourceKind, Token } from './discovery.ts';
-import type { Measurement, RankedCandidate } from './ranking.ts';
+import type { Measurement } from './measurement.ts';
 
 /**
  * `looksLikeLogo`: an advisory guess whether a candidate is the site's (or brand's) logo, from
@@ -171,12 +171,3 @@ export function looksLikeLogo(c: DiscoveredCandidate, m?: Measurement): boolean 
  * icon at least 0.55; 0.5 (a logit of 0) sits in the middle of that gap.
  */
 export const LOGO_PICK_MIN = 0.5;
-
-/**
- * The page's logo: the best candidate ranked for purpose `logo` that is not rejected, when it
- * scores at least `LOGO_PICK_MIN`; else none.
- */
-export function pickLogo(ranked: readonly RankedCandidate[]): RankedCandidate | undefined {
-  const best = ranked.find((r) => !r.rejection);
-  return best && best.relevanceScore >= LOGO_PICK_MIN ? best : undefined;
-}

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { discoverCandidates } from './discovery.ts';
+import type { Measurement } from './measurement.ts';
 import { resolvePurpose } from './purposes.ts';
 import {
   DEFAULT_LIMITS,
   findDuplicates,
   hammingDistance,
-  type Measurement,
   type RankedCandidate,
   rankCandidates,
   rejectByMeasurement,

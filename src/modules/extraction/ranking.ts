@@ -1,5 +1,6 @@
 import type { DiscoveredCandidate, Evidence, Region, SourceKind } from './discovery.ts';
 import { ICON_SOURCES, isDeclaredLogo, isSiteIcon, LOGO_THRESHOLD, type LogoGuess, logoLikelihood } from './logo.ts';
+import type { Measurement } from './measurement.ts';
 import { type Feature, FEATURES, type PurposeProfile, type ResolvedPurpose, resolvePurpose } from './purposes.ts';
 import { tokenize } from './text.ts';
 import { urlSizeHint } from './urls.ts';
@@ -9,22 +10,6 @@ import { urlSizeHint } from './urls.ts';
  * rejects what must not be offered, orders the rest and marks the top ones as kept. Works on the
  * markup alone and gets better with measurements of the downloaded files. Pure.
  */
-
-/** What the pipeline measured from a downloaded candidate. */
-export interface Measurement {
-  width?: number;
-  height?: number;
-  /** sharp's format name (`jpeg`, `png`, `webp`, `gif`, `svg`, `avif`, `tiff`, ...) or a sniffed type. */
-  format?: string;
-  hasAlpha?: boolean;
-  /** Distinct colours in a downscaled copy. */
-  colorCount?: number;
-  fileSize?: number;
-  /** 64-bit perceptual hash as 16 hex digits. */
-  phash?: string;
-  /** Set when the bytes could not be decoded as an image. */
-  decodeError?: string;
-}
 
 export type RejectionCode =
   | 'tracking-pixel'
