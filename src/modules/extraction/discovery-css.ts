@@ -1,12 +1,11 @@
 import type { Element } from 'domhandler';
 import type { CssImageRef } from './css-images.ts';
-import type { Discovery } from './discovery.ts';
-import type { SourceKind } from './discovery-types.ts';
+import type { DiscoveryWalk, SourceKind } from './discovery-types.ts';
 import { classTokens } from './discovery-util.ts';
 import { resolveHttpUrl } from './urls.ts';
 
 /** CSS backgrounds from `<style>` elements and fetched style sheets, placed on the element they style. */
-export function addCss(d: Discovery, refs: CssImageRef[], base: string, source: SourceKind): void {
+export function addCss(d: DiscoveryWalk, refs: CssImageRef[], base: string, source: SourceKind): void {
   const cache = new Map<string, Element | undefined>();
   for (const ref of refs) {
     const el = ref.selector ? firstMatch(d, ref.selector, cache) : undefined;
@@ -23,7 +22,7 @@ export function addCss(d: Discovery, refs: CssImageRef[], base: string, source: 
  * last compound of each selector in the list. An index lookup, not full selector matching,
  * which on pages with thousands of rules would cost seconds.
  */
-function firstMatch(d: Discovery, selector: string, cache: Map<string, Element | undefined>): Element | undefined {
+function firstMatch(d: DiscoveryWalk, selector: string, cache: Map<string, Element | undefined>): Element | undefined {
   for (const one of selector.split(',')) {
     const compounds = one
       .replace(/::?[a-z-]+(?:\([^)]*\))?/gi, '')
@@ -46,7 +45,7 @@ function firstMatch(d: Discovery, selector: string, cache: Map<string, Element |
   return undefined;
 }
 
-function byIdOrClass(d: Discovery, compound: string): Element | undefined {
+function byIdOrClass(d: DiscoveryWalk, compound: string): Element | undefined {
   const id = /#([\w-]+)/.exec(compound)?.[1];
   const byId = id ? d.firstById.get(id) : undefined;
   if (byId) return byId;

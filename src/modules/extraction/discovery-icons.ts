@@ -1,7 +1,6 @@
 import type { Element } from 'domhandler';
-import type { Discovery } from './discovery.ts';
 import { srcsetRenditions } from './discovery-images.ts';
-import { type Ctx, MAX_INLINE_BYTES } from './discovery-types.ts';
+import { type Ctx, type DiscoveryWalk, MAX_INLINE_BYTES } from './discovery-types.ts';
 import { hash, insideDefinitions, toInt } from './discovery-util.ts';
 import { resolveHttpUrl } from './urls.ts';
 
@@ -9,7 +8,7 @@ import { resolveHttpUrl } from './urls.ts';
  * `<link>` icons (`icon`, `apple-touch-icon`, `mask-icon`), `image_src` and image preloads, and
  * inline `<svg>` elements (kept with their markup for rasterising).
  */
-export function visitLink(d: Discovery, el: Element, ctx: Ctx): void {
+export function visitLink(d: DiscoveryWalk, el: Element, ctx: Ctx): void {
   const a = el.attribs;
   const rel = (a.rel ?? '').toLowerCase().split(/\s+/);
   if (a.itemprop && /\bimage\b/i.test(a.itemprop) && a.href) {
@@ -38,7 +37,7 @@ export function visitLink(d: Discovery, el: Element, ctx: Ctx): void {
   }
 }
 
-export function visitSvg(d: Discovery, el: Element, ctx: Ctx): void {
+export function visitSvg(d: DiscoveryWalk, el: Element, ctx: Ctx): void {
   const $el = d.$(el);
   // Sprite sheets (<symbol>/<defs> only) and bare <use> references draw nothing on their own.
   const draws = $el

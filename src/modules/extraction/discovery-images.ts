@@ -1,7 +1,6 @@
 import type { Element } from 'domhandler';
 import { inlineStyleImageRefs } from './css-images.ts';
-import type { Discovery } from './discovery.ts';
-import type { Ctx, RawRendition, Sighting, SourceKind } from './discovery-types.ts';
+import type { Ctx, DiscoveryWalk, RawRendition, Sighting, SourceKind } from './discovery-types.ts';
 import { IMAGE_EXT, styleSize, toInt } from './discovery-util.ts';
 import { parseJsonLoose } from './discovery-json-ld.ts';
 import { isPlaceholderUrl, parseSrcset, resolveHttpUrl, urlSizeHint } from './urls.ts';
@@ -50,7 +49,7 @@ export const BG_ATTRS = ['data-bg', 'data-background', 'data-background-image', 
  * `<video poster>`: the picture a video shows before it plays. On a page whose main media is a
  * video it is the main picture, so the poster is marked as a main-image candidate.
  */
-export function visitVideo(d: Discovery, el: Element, ctx: Ctx): void {
+export function visitVideo(d: DiscoveryWalk, el: Element, ctx: Ctx): void {
   const a = el.attribs;
   if (!a.poster) return;
   const draft = d.addUrlSighting(a.poster, { source: 'video-poster', el, ctx, texts: [a.title, a['aria-label']] });
@@ -58,7 +57,7 @@ export function visitVideo(d: Discovery, el: Element, ctx: Ctx): void {
 }
 
 /** Pictures any element may carry: inline `style` backgrounds, `data-bg`, lazy and zoom attributes, `itemprop=image`. */
-export function visitElementImages(d: Discovery, el: Element, name: string, ctx: Ctx): void {
+export function visitElementImages(d: DiscoveryWalk, el: Element, name: string, ctx: Ctx): void {
   const a = el.attribs;
   if (a.style) {
     for (const ref of inlineStyleImageRefs(a.style)) {
@@ -97,7 +96,7 @@ export function visitElementImages(d: Discovery, el: Element, name: string, ctx:
   }
 }
 
-export function visitImg(d: Discovery, el: Element, ctx: Ctx): void {
+export function visitImg(d: DiscoveryWalk, el: Element, ctx: Ctx): void {
   const a = el.attribs;
   const renditions: RawRendition[] = [];
   const lazy: RawRendition[] = [];

@@ -1,9 +1,9 @@
-import type { Discovery } from './discovery.ts';
+import type { DiscoveryWalk } from './discovery-types.ts';
 import { pushUnique, toInt } from './discovery-util.ts';
 import { cleanText } from './text.ts';
 
 /** JSON-LD: Product images (the page's main picture), other `image`s and ImageObjects, and `logo`s. */
-export function addJsonLd(d: Discovery, text: string): void {
+export function addJsonLd(d: DiscoveryWalk, text: string): void {
   const data = parseJsonLoose(text);
   if (data === undefined) return;
   // `{"@id": ".../#primaryimage"}` (Yoast, most WordPress sites) refers to a node of the graph:

@@ -1,6 +1,5 @@
 import type { Element } from 'domhandler';
-import type { Discovery } from './discovery.ts';
-import type { Ctx } from './discovery-types.ts';
+import type { Ctx, DiscoveryWalk } from './discovery-types.ts';
 import { addText, pushUnique, toInt } from './discovery-util.ts';
 import { cleanText } from './text.ts';
 
@@ -8,7 +7,7 @@ import { cleanText } from './text.ts';
  * `<meta>` tags: og:image (with its width, height and alt), twitter:image, og:logo, the Windows
  * tile image, and `itemprop` metas (`image`, `logo`) of microdata.
  */
-export function visitMeta(d: Discovery, el: Element, ctx: Ctx): void {
+export function visitMeta(d: DiscoveryWalk, el: Element, ctx: Ctx): void {
   const a = el.attribs;
   const key = (a.property ?? a.name ?? a.itemprop ?? '').toLowerCase().trim();
   const content = a.content;
@@ -72,7 +71,7 @@ export function visitMeta(d: Discovery, el: Element, ctx: Ctx): void {
 }
 
 /** A microdata logo: the page's own, except inside a Product's scope (the product brand's). */
-function microdataLogo(d: Discovery, content: string, el: Element, ctx: Ctx): void {
+function microdataLogo(d: DiscoveryWalk, content: string, el: Element, ctx: Ctx): void {
   const draft = d.addUrlSighting(content, {
     source: ctx.productScope ? 'itemprop' : 'microdata-logo',
     el,

@@ -1,3 +1,4 @@
+import type { CheerioAPI } from 'cheerio';
 import type { Element } from 'domhandler';
 
 /**
@@ -237,4 +238,38 @@ export interface Sighting {
   ctx?: Ctx;
   tokens?: Token[];
   context?: (string | undefined)[];
+}
+
+/** What a new draft starts from: a URL, a data URL or an inline SVG's markup. */
+export type DraftOrigin =
+  | { type: 'url'; url: string }
+  | { type: 'data-url'; url: string; mimeType: string }
+  | { type: 'inline-svg'; svgMarkup: string };
+
+/**
+ * What the per-source files (discovery-*.ts) use of the walk (the `Discovery` class in
+ * discovery.ts): the state they read and fill, and the methods that record sightings.
+ */
+export interface DiscoveryWalk {
+  base: string;
+  readonly ctxOf: Map<Element, Ctx>;
+  readonly firstByClass: Map<string, Element>;
+  readonly firstById: Map<string, Element>;
+  readonly page: PageSignals;
+  readonly stats: { dataUrlsSkipped: number; inlineSvgsSkipped: number };
+  lastHeading: string | undefined;
+  lastOgImage: Draft | undefined;
+  ogTitle: string | undefined;
+  readonly siteNames: string[];
+  jsonLdName: string | undefined;
+  readonly $: CheerioAPI;
+  addUrlSighting(
+    raw: string | undefined,
+    s: Omit<Sighting, 'renditions'>,
+    microdataProduct?: boolean,
+  ): Draft | undefined;
+  addDataUrl(raw: string, s: Sighting): Draft | undefined;
+  addSighting(s: Sighting, microdataProduct?: boolean): Draft | undefined;
+  draftFor(mapKey: string, make: () => DraftOrigin): Draft;
+  merge(draft: Draft, s: Sighting): void;
 }

@@ -13,7 +13,9 @@ import {
   type DiscoveredCandidate,
   type DiscoveryOptions,
   type DiscoveryResult,
+  type DiscoveryWalk,
   type Draft,
+  type DraftOrigin,
   MAX_INLINE_BYTES,
   MAX_TEXTS,
   MIN_DATA_URL_BYTES,
@@ -104,7 +106,7 @@ function baseUrlOf($: CheerioAPI, pageUrl: string): string {
 }
 
 /** The walk and the collected candidates; the per-source files call its `add…` methods. */
-export class Discovery {
+class Discovery implements DiscoveryWalk {
   base: string;
   readonly drafts = new Map<string, Draft>();
   readonly ctxOf = new Map<Element, Ctx>();
@@ -364,13 +366,7 @@ export class Discovery {
   }
 
   /** The draft under `mapKey` (a normalised URL or a content hash), created on first sight. */
-  draftFor(
-    mapKey: string,
-    make: () =>
-      | { type: 'url'; url: string }
-      | { type: 'data-url'; url: string; mimeType: string }
-      | { type: 'inline-svg'; svgMarkup: string },
-  ): Draft {
+  draftFor(mapKey: string, make: () => DraftOrigin): Draft {
     let draft = this.drafts.get(mapKey);
     if (draft) return draft;
     const origin = make();
