@@ -513,19 +513,6 @@ export function createProviderHttp(cfg: ProviderHttpConfig, deps: ProviderDeps):
 // Inputs and outputs
 // ---------------------------------------------------------------------------------------------
 
-/** An input image as PNG, auto-oriented and at most `maxSide` px on its long side. */
-export async function toPngInput(bytes: Buffer, what: string, maxSide = 2048): Promise<Buffer> {
-  try {
-    return await sharp(bytes, { limitInputPixels: 100_000_000 })
-      .rotate()
-      .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
-      .png()
-      .toBuffer();
-  } catch (err) {
-    throw new GenerationError(`The ${what} could not be read as an image`, false, { cause: err });
-  }
-}
-
 /** Short stable name for uploaded bytes (same bytes, same name). */
 export const contentName = (bytes: Buffer, prefix: string, ext = 'png') =>
   `${prefix}-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}.${ext}`;

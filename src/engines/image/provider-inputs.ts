@@ -1,5 +1,4 @@
 import sharp from 'sharp';
-import { toPngInput } from './provider-http.ts';
 import { type EngineWarning, GenerationError } from './scene-engine.ts';
 
 /**
@@ -56,6 +55,19 @@ const DEGRADE_STEPS: { quality: number; scale: number }[] = [
 ];
 
 const dataUri = (type: DataUriType, bytes: Buffer) => `data:${type};base64,${bytes.toString('base64')}`;
+
+/** An input image as PNG, auto-oriented and at most `maxSide` px on its long side. */
+export async function toPngInput(bytes: Buffer, what: string, maxSide = 2048): Promise<Buffer> {
+  try {
+    return await sharp(bytes, { limitInputPixels: 100_000_000 })
+      .rotate()
+      .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
+      .png()
+      .toBuffer();
+  } catch (err) {
+    throw new GenerationError(`The ${what} could not be read as an image`, false, { cause: err });
+  }
+}
 
 /** Characters of a base64 data URI of `n` bytes. */
 export const dataUriLength = (type: string, n: number) => `data:${type};base64,`.length + 4 * Math.ceil(n / 3);

@@ -6,8 +6,8 @@ import {
   type ProviderDeps,
   type ProviderLimits,
   providerSceneResult,
-  toPngInput,
 } from '../provider-http.ts';
+import { toPngInput } from '../provider-inputs.ts';
 import {
   type EngineWarning,
   GenerationError,

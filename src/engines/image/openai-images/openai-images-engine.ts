@@ -11,10 +11,10 @@ import {
   providerSceneResult,
   type RetryPolicy,
   stainlessRetry,
-  toPngInput,
   trimBase,
   truncateUtf16,
 } from '../provider-http.ts';
+import { toPngInput } from '../provider-inputs.ts';
 import type { EngineWarning, SceneEngine, SceneRequest, SceneResult } from '../scene-engine.ts';
 
 /**

@@ -10,7 +10,8 @@ import {
   substitute,
   VIDEO_TEMPLATE,
 } from '../../image/comfyui/comfy-client.ts';
-import { contentName, type ProviderDeps, toPngInput } from '../../image/provider-http.ts';
+import { contentName, type ProviderDeps } from '../../image/provider-http.ts';
+import { toPngInput } from '../../image/provider-inputs.ts';
 import type { EngineWarning } from '../../image/scene-engine.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
 import { requestShape } from './conform.ts';

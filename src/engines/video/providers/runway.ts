@@ -7,11 +7,10 @@ import {
   type ProviderDeps,
   parseRatios,
   stainlessRetry,
-  toPngInput,
   trimBase,
   truncateUtf16,
 } from '../../image/provider-http.ts';
-import { type InputHost, type InputRoute, prepareInput } from '../../image/provider-inputs.ts';
+import { type InputHost, type InputRoute, prepareInput, toPngInput } from '../../image/provider-inputs.ts';
 import { GenerationError } from '../../image/scene-engine.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
 import {
