@@ -6,7 +6,7 @@ import { formatBytes } from '../format.ts';
 import { pollUntil } from '../poll.ts';
 import { ACCEPT, fileTypeOf, putWithProgress, type UploadItem, uploadProblem } from '../upload.ts';
 import { Badge, ConfirmButton, Empty, ErrorBox, Loading, notify, ProgressBar, StatusBadge } from '../ui.tsx';
-import type { BrandAssets } from './brand.tsx';
+import type { BrandAssets } from './brand-assets.ts';
 
 const DONE = new Set(['complete', 'failed', 'canceled']);
 

@@ -7,6 +7,7 @@ import { mergeAssets } from '../lists.ts';
 import { type BrandTab, brandHref } from '../router.ts';
 import { ConfirmButton, ErrorBox, Loading, notify, TabLinks } from '../ui.tsx';
 import { AssetsTab, useUploads } from './assets.tsx';
+import type { BrandAssets } from './brand-assets.ts';
 import { BrandForm } from './brand-form.tsx';
 import { DnaTab } from './dna.tsx';
 import { ExtractTab } from './extract.tsx';
@@ -22,18 +23,6 @@ const TAB_LABELS: Record<BrandTab, string> = {
   dna: 'Brand DNA',
   edit: 'Settings',
 };
-
-export interface BrandAssets {
-  assets: Asset[];
-  loading: boolean;
-  error: unknown;
-  reload: () => void;
-  /** An asset uploaded on this page, shown at once and kept until the list has it. */
-  add: (a: Asset) => void;
-  remove: (id: string) => void;
-}
-
-export const isPicture = (a: Asset) => a.metadata.fileType.startsWith('image/');
 
 export function BrandPage(props: { id: string; tab: BrandTab; query: Record<string, string> }) {
   const brand = useAsync(

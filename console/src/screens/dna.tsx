@@ -7,7 +7,7 @@ import { useAction, useAsync, useFollow } from '../hooks.ts';
 import { Badge, Button, ConfirmButton, Empty, ErrorBox, Field, Loading, notify, StatusBadge } from '../ui.tsx';
 import { dnaSources } from '../lists.ts';
 import { refreshUsage, useFeature } from '../usage.ts';
-import type { BrandAssets } from './brand.tsx';
+import type { BrandAssets } from './brand-assets.ts';
 import { PlanLocked } from './plan-locked.tsx';
 
 const busy = (s: string) => s === 'pending' || s === 'extracting';

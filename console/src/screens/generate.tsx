@@ -11,7 +11,7 @@ import { cardTitle } from '../lists.ts';
 import { recentDurations, stageOf } from '../progress.ts';
 import { refreshUsage, useFeature } from '../usage.ts';
 import { Thumb } from './assets.tsx';
-import { type BrandAssets, isPicture } from './brand.tsx';
+import { type BrandAssets, isPicture } from './brand-assets.ts';
 import { PendingTile, RunProgress } from './run-progress.tsx';
 
 export const ASPECTS = ['1:1', '4:3', '3:4', '3:2', '2:3', '16:9', '9:16', '21:9'] as const;

@@ -4,7 +4,7 @@ import { isGenerated } from '../lists.ts';
 import { brandHref } from '../router.ts';
 import { ErrorBox } from '../ui.tsx';
 import { sampleFile, type Uploads } from './assets.tsx';
-import { type BrandAssets, isPicture } from './brand.tsx';
+import { type BrandAssets, isPicture } from './brand-assets.ts';
 
 /** The sample product photos the console build ships (samples/, Solidus sample data). */
 export const SAMPLES = [

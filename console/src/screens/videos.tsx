@@ -7,7 +7,7 @@ import { useAction, useAsync, useFollow } from '../hooks.ts';
 import { pollUntil } from '../poll.ts';
 import { Button, Empty, ErrorBox, FailureNote, Field, Loading, notify, StatusBadge } from '../ui.tsx';
 import { Thumb } from './assets.tsx';
-import { type BrandAssets, isPicture } from './brand.tsx';
+import { type BrandAssets, isPicture } from './brand-assets.ts';
 import { FullPrompt, useDnaAllowed } from './generate.tsx';
 import { cardTitle } from '../lists.ts';
 import { recentDurations, stageOf } from '../progress.ts';
