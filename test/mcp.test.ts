@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPublicAddress } from '../src/adapters/fetch/address-policy.ts';
 import { createFetcher } from '../src/adapters/fetch/fetcher.ts';
-import { makeAjv } from '../src/http/validation.ts';
+import { makeAjv } from '../src/adapters/validation/json-schema.ts';
 import { ROUTE_TOOLS } from '../src/mcp/tools.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { productFixture } from './helpers/generation.ts';

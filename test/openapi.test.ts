@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installOpenApi } from '../src/http/openapi.ts';
-import { makeAjv } from '../src/http/validation.ts';
+import { makeAjv } from '../src/adapters/validation/json-schema.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: documents are read field by field

@@ -3,7 +3,8 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { QueueUnavailableError } from '../jobs/types.ts';
 import { AppError } from './errors.ts';
-import { describeValidation, validationMessage } from './validation.ts';
+import { describeValidation } from '../adapters/validation/json-schema.ts';
+import { validationMessage } from './validation.ts';
 
 const FASTIFY_CODES: Record<string, { status: number; code: string; message?: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {

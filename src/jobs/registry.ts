@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ValidateFunction } from 'ajv';
-import { describeValidation, makeAjv } from '../http/validation.ts';
+import { describeValidation, makeAjv } from '../adapters/validation/json-schema.ts';
 import { createJobReports, noopObserver } from './attempt-report.ts';
 import {
   type EnqueueOptions,
