@@ -260,6 +260,13 @@ export function createBullmqJobSystem(o: BullmqJobSystemOptions): JobSystem {
       await within(closing, 5000);
     }
     await consumer?.quit().catch(() => consumer?.disconnect());
+    if (producer.status !== 'ready') {
+      // Redis never answered (or is away): end the connection before closing the queues. A
+      // queue's close() drops its error listener, and BullMQ rethrows the connection's last error
+      // when it ends later, which would surface as an unhandled rejection of the process.
+      producer.disconnect();
+      await within(Promise.all([...queues.values()].map((q) => q.waitUntilReady().catch(() => {}))), 1000);
+    }
     await Promise.all([...queues.values()].map((q) => q.close().catch(() => {})));
     await producer.quit().catch(() => producer.disconnect());
   }
