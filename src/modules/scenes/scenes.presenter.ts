@@ -61,12 +61,17 @@ export async function presentForges(
   orgId: string,
   repo: Pick<ScenesRepo, 'variationsOf' | 'refinementsOf'>,
   assets: Pick<AssetsService, 'refs'>,
-  /** The variations as the caller just wrote them (a create answers with what it stored, not with a worker's progress since). */
-  written?: VariationRow[],
+  /**
+   * The rows as the caller just wrote them (a create or a refinement answers with what it stored,
+   * not with a worker's progress since): the variations, and the refinement it added.
+   */
+  written: { variations?: VariationRow[]; refinement?: RefinementRow } = {},
 ): Promise<SceneForge[]> {
   const forgeIds = rows.map((r) => r.id);
-  const variations = written ?? (await repo.variationsOf(forgeIds));
-  const refinements = await repo.refinementsOf(forgeIds);
+  const variations = written.variations ?? (await repo.variationsOf(forgeIds));
+  const refinements = (await repo.refinementsOf(forgeIds)).map((r) =>
+    r.id === written.refinement?.id ? written.refinement : r,
+  );
   const ids = new Set<string>();
   for (const r of refinements) ids.add(r.source_asset_id);
   for (const r of rows) {

@@ -35,9 +35,16 @@ export interface RefinerDeps {
  * `planSteering` turns the features into engine levers, compounded with the source's own levers
  * when the source is itself a refinement. The variations are made by the same job as a forge's.
  */
+/** What a refinement wrote: the create answers with these, not with a worker's progress since. */
+export interface Refined {
+  forgeId: string;
+  refinement: RefinementRow;
+  variations: VariationRow[];
+}
+
 export function createRefiner(deps: RefinerDeps) {
   const { repo } = deps;
-  return async function refine(p: Principal, forgeId: string, body: RefineBody): Promise<string> {
+  return async function refine(p: Principal, forgeId: string, body: RefineBody): Promise<Refined> {
     const objective: SteerObjective = body.steerObjective ?? 'attention_potential';
     const count = body.variationCount ?? 2;
     const forge = await repo.findForge(p.org.id, forgeId);
@@ -141,6 +148,6 @@ export function createRefiner(deps: RefinerDeps) {
       },
       () => repo.deleteRefinement(refinementId),
     );
-    return forge.id;
+    return { forgeId: forge.id, refinement, variations };
   };
 }

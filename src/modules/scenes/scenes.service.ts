@@ -152,16 +152,21 @@ export function createScenesService(deps: ScenesServiceDeps) {
         () => repo.deleteForge(forgeId),
       );
       // The forge as stored: a worker may already be on its first variation.
-      return (await presentForges([forge], orgId, repo, deps.assets, variations))[0]!;
+      return (await presentForges([forge], orgId, repo, deps.assets, { variations }))[0]!;
     },
 
     /** A refinement of one of the forge's completed variations; the forge, back to processing. */
     async refine(p: Principal, forgeId: string, body: RefineBody): Promise<SceneForge> {
-      const id = await refine(p, forgeId, body);
-      const row = await repo.forgeById(id);
+      const refined = await refine(p, forgeId, body);
+      const row = await repo.forgeById(refined.forgeId);
       // The new variations moved the forge (back to pending or processing).
       if (row) await publishChange(deps, 'scene_forge', row);
-      return (await present([row!], p.org.id))[0]!;
+      // The new refinement and its variations as written: a worker may already be on them.
+      const written = new Map(refined.variations.map((v) => [v.id, v]));
+      const variations = (await repo.variationsOf([refined.forgeId])).map((v) => written.get(v.id) ?? v);
+      return (
+        await presentForges([row!], p.org.id, repo, deps.assets, { variations, refinement: refined.refinement })
+      )[0]!;
     },
 
     async get(p: Principal, id: string): Promise<SceneForge> {
