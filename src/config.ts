@@ -16,6 +16,8 @@ import {
 } from './engines/video/index.ts';
 import { isVideoModelId, VIDEO_MODELS, type VideoModelId } from './modules/videos/video-models.ts';
 import type { SignerSettings } from './adapters/provenance/credentials.ts';
+import type { LogSettings } from './adapters/log/logger.ts';
+import type { StorageSettings } from './adapters/storage/storage.ts';
 
 /**
  * Every setting Atelier reads, parsed once at start. An invalid value stops the start with a
@@ -37,9 +39,9 @@ export interface Config {
   trustProxy: string[];
   /** Browser origins allowed to call the API (ATELIER_CORS_ORIGINS; empty: CORS off). */
   corsOrigins: string[];
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  logLevel: LogSettings['logLevel'];
   /** `pretty`: one short human line per event (default at a terminal); `json`: pino's lines (ATELIER_LOG_FORMAT). */
-  logFormat: 'json' | 'pretty';
+  logFormat: LogSettings['logFormat'];
   plansFile: string;
   rateLimit: { perSecond: number; burst: number };
   /** Bytes of answers one key may make the server write per second, and their burst (ATELIER_RATE_LIMIT_BYTES_*). */
@@ -288,27 +290,6 @@ function llmSettings(env: Env): LlmSettings {
     throw new ConfigError('LLM_BASE_URL', `is required when ${model ? 'LLM_MODEL' : 'LLM_API_KEY'} is set`);
   }
   return { baseUrl, apiKey, model };
-}
-
-export interface StorageSettings {
-  s3: S3Settings | undefined;
-  /** ATELIER_SIGNING_SECRET (local links); unset: generated once into `<dataDir>/signing.key`. */
-  signingSecret: string | undefined;
-  /** Lifetime of upload links (initiate-upload's `expires`). */
-  uploadLinkTtlSeconds: number;
-  /** Minimum lifetime of download links (asset `url`, `thumbnailUrl`). */
-  downloadLinkTtlSeconds: number;
-}
-
-export interface S3Settings {
-  endpoint: string | undefined;
-  bucket: string;
-  region: string;
-  accessKeyId: string | undefined;
-  secretAccessKey: string | undefined;
-  forcePathStyle: boolean;
-  /** Create the bucket at start when it is missing (S3_CREATE_BUCKET), else refuse to start naming it. */
-  createBucket: boolean;
 }
 
 export class ConfigError extends Error {

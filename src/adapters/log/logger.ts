@@ -1,5 +1,4 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
-import type { Config } from '../../config.ts';
 
 const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 const OMITTED = new Set(['level', 'time', 'pid', 'hostname', 'msg', 'reqId', 'v']);
@@ -32,12 +31,19 @@ export function prettyLine(json: string): string {
   return `${time} ${level} ${String(o.msg ?? '')}${rest.length ? ` ${rest.join(' ')}` : ''}\n`;
 }
 
+/** The settings the logger reads (LOG_LEVEL, ATELIER_LOG_FORMAT), parsed by src/config.ts. */
+export interface LogSettings {
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `pretty`: one short human line per event; `json`: pino's lines. */
+  logFormat: 'json' | 'pretty';
+}
+
 /**
  * The process's logger: pino at the configured level, as JSON lines (`json`, production) or one
  * short human line per event (`pretty`, a terminal), on stdout unless given another destination
  * (tests). Secrets in request headers are redacted.
  */
-export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>, destination?: DestinationStream): Logger {
+export function createLogger(config: LogSettings, destination?: DestinationStream): Logger {
   const options = { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] };
   if (config.logFormat === 'json') return destination ? pino(options, destination) : pino(options);
   const out = destination ?? process.stdout;

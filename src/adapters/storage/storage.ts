@@ -2,15 +2,36 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Clock } from '../../clock.ts';
-import type { Config } from '../../config.ts';
 import { loadOrCreateSigningSecret } from './link-signing.ts';
 import { createLocalStorage } from './local.storage.ts';
 import { createS3Storage } from './s3.storage.ts';
 import type { ObjectStorage } from './storage.port.ts';
 
+/** The object-storage settings (S3_*, ATELIER_SIGNING_SECRET, ATELIER_*_LINK_TTL_SECONDS), parsed by src/config.ts. */
+export interface StorageSettings {
+  s3: S3Settings | undefined;
+  /** ATELIER_SIGNING_SECRET (local links); unset: generated once into `<dataDir>/signing.key`. */
+  signingSecret: string | undefined;
+  /** Lifetime of upload links (initiate-upload's `expires`). */
+  uploadLinkTtlSeconds: number;
+  /** Minimum lifetime of download links (asset `url`, `thumbnailUrl`). */
+  downloadLinkTtlSeconds: number;
+}
+
+export interface S3Settings {
+  endpoint: string | undefined;
+  bucket: string;
+  region: string;
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  forcePathStyle: boolean;
+  /** Create the bucket at start when it is missing (S3_CREATE_BUCKET), else refuse to start naming it. */
+  createBucket: boolean;
+}
+
 /** The configured object storage: S3 when S3_BUCKET is set, otherwise `<dataDir>/blobs`. */
 export function openObjectStorage(
-  config: Pick<Config, 'storage' | 'dataDir' | 'publicUrl'>,
+  config: { storage: StorageSettings; dataDir: string; publicUrl: string },
   clock: Clock,
 ): ObjectStorage {
   const { s3, signingSecret } = config.storage;
