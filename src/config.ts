@@ -18,6 +18,7 @@ import { isVideoModelId, VIDEO_MODELS, type VideoModelId } from './modules/video
 import type { SignerSettings } from './adapters/provenance/credentials.ts';
 import type { LogSettings } from './adapters/log/logger.ts';
 import type { StorageSettings } from './adapters/storage/storage.ts';
+import type { MetricsSettings } from './http/metrics-listener.ts';
 
 /**
  * Every setting Atelier reads, parsed once at start. An invalid value stops the start with a
@@ -140,18 +141,6 @@ function c2paSettings(env: Env, cwd: string): SignerSettings {
     ...(certPem ? { certPem } : {}),
     ...(keyPem ? { keyPem } : {}),
   };
-}
-
-export interface MetricsSettings {
-  /**
-   * ATELIER_METRICS_PORT: a listener of its own in `serve` and `worker` with /metrics, /healthz
-   * and /readyz and nothing else; unset: none.
-   */
-  port: number | undefined;
-  /** ATELIER_METRICS_HOST: its interface, loopback by default (a scraper beside the process). */
-  host: string;
-  /** ATELIER_METRICS_TOKEN: /metrics on the API port answers this Bearer token; unset: 404 there. */
-  token: string | undefined;
 }
 
 function metricsSettings(env: Env, apiPort: number): MetricsSettings {

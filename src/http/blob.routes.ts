@@ -1,12 +1,17 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import type { AppDeps } from '../app-deps.ts';
+import type { Clock } from '../clock.ts';
 import { isLocalStorage, type LocalObjectStorage } from '../adapters/storage/local.storage.ts';
 import type { LinkClaims } from '../adapters/storage/link-signing.ts';
-import { isStorageError } from '../adapters/storage/storage.port.ts';
+import { isStorageError, type ObjectStorage } from '../adapters/storage/storage.port.ts';
 import { isValidKey, parseRangeHeader } from '../adapters/storage/storage.rules.ts';
 import { AppError, badRequest, errorResponses, forbidden, notFound } from './errors.ts';
+
+export interface BlobRoutesDeps {
+  storage: ObjectStorage;
+  clock: Clock;
+}
 
 /**
  * The local storage adapter's signed links (link-signing.ts), on the API itself and without an API
@@ -14,7 +19,7 @@ import { AppError, badRequest, errorResponses, forbidden, notFound } from './err
  * `GET|HEAD /v1/blobs/<key>?expires[&type][&disposition]&signature` serves it (one Range). Only
  * registered when storage is local; with S3 the links point at the store.
  */
-export function blobRoutes(deps: Pick<AppDeps, 'storage' | 'clock'>): FastifyPluginAsync {
+export function blobRoutes(deps: BlobRoutesDeps): FastifyPluginAsync {
   return async (app) => {
     const storage = deps.storage;
     if (!isLocalStorage(storage)) return;

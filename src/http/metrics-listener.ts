@@ -1,9 +1,20 @@
 import Fastify from 'fastify';
-import type { AppDeps } from '../app-deps.ts';
-import { createLogger } from '../adapters/log/logger.ts';
-import type { Config, MetricsSettings } from '../config.ts';
+import { createLogger, type LogSettings } from '../adapters/log/logger.ts';
 import { installErrorHandling } from './error-handler.ts';
-import { opsRoutes } from './ops.routes.ts';
+import { type OpsRoutesDeps, opsRoutes } from './ops.routes.ts';
+
+/** Where Prometheus metrics are served (ATELIER_METRICS_*), parsed by src/config.ts. */
+export interface MetricsSettings {
+  /**
+   * ATELIER_METRICS_PORT: a listener of its own in `serve` and `worker` with /metrics, /healthz
+   * and /readyz and nothing else; unset: none.
+   */
+  port: number | undefined;
+  /** ATELIER_METRICS_HOST: its interface, loopback by default (a scraper beside the process). */
+  host: string;
+  /** ATELIER_METRICS_TOKEN: /metrics on the API port answers this Bearer token; unset: 404 there. */
+  token: string | undefined;
+}
 
 export interface MetricsListener {
   /** `http://host:port` it listens on. */
@@ -18,7 +29,7 @@ export interface MetricsListener {
  * keeps the metrics off the public port. Loopback unless ATELIER_METRICS_HOST says otherwise.
  */
 export async function startMetricsListener(
-  deps: Pick<AppDeps, 'readiness' | 'metrics'>,
+  deps: OpsRoutesDeps,
   settings: Pick<MetricsSettings, 'host'> & { port: number },
 ): Promise<MetricsListener> {
   const app = Fastify({ logger: false });
@@ -33,8 +44,8 @@ export async function startMetricsListener(
 
 /** The listener when ATELIER_METRICS_PORT is set (one info line says where), else undefined. */
 export async function openMetricsListener(
-  config: Pick<Config, 'metrics' | 'logLevel' | 'logFormat'>,
-  deps: Pick<AppDeps, 'readiness' | 'metrics'>,
+  config: LogSettings & { metrics: MetricsSettings },
+  deps: OpsRoutesDeps,
 ): Promise<MetricsListener | undefined> {
   const { port, host } = config.metrics;
   if (port === undefined) return undefined;

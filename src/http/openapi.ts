@@ -1,7 +1,6 @@
 import type { FastifyContextConfig, FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { Config } from '../config.ts';
 import { errorResponses } from './errors.ts';
 import { exampleOf } from './openapi-example.ts';
 
@@ -80,7 +79,7 @@ function kernelStatuses(method: string | string[], cfg: FastifyContextConfig): n
  * page at /docs. Routes that need no key (auth: false) are published with `security: []`, and
  * every route lists the error statuses the shared hooks may answer (kernelStatuses).
  */
-export async function installOpenApi(app: FastifyInstance, config: Pick<Config, 'publicUrl'>): Promise<void> {
+export async function installOpenApi(app: FastifyInstance, config: { publicUrl: string }): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

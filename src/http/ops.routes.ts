@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { AppDeps } from '../app-deps.ts';
-import { runReadiness } from '../adapters/readiness.ts';
+import { type ReadinessCheck, runReadiness } from '../adapters/readiness.ts';
 import { AppError, errorResponses, unauthorized } from './errors.ts';
+import type { Metrics } from './metrics.ts';
 
 const Health = Type.Object({ status: Type.String() });
 const Ready = Type.Object({ status: Type.String(), checks: Type.Record(Type.String(), Type.String()) });
@@ -15,13 +15,20 @@ const Ready = Type.Object({ status: Type.String(), checks: Type.Record(Type.Stri
  */
 export type MetricsAccess = 'open' | 'off' | { token: string };
 
+/** What the ops routes read: the node's dependency checks and its metrics registry. */
+export interface OpsRoutesDeps {
+  /** What `/readyz` checks (database, Redis in the scaled mode, the object store). */
+  readiness: ReadinessCheck[];
+  metrics: Metrics;
+}
+
 /**
  * Liveness, readiness and Prometheus metrics; no API key. Readiness runs every dependency check
- * of the node (AppDeps.readiness: database, Redis, object store) and names each: 200 when all are
+ * of the node (deps.readiness: database, Redis, object store) and names each: 200 when all are
  * `ok`, else 503 in the error body with the failed ones in the message and every result in
  * `details.checks`.
  */
-export function opsRoutes(deps: Pick<AppDeps, 'readiness' | 'metrics'>, metrics: MetricsAccess): FastifyPluginAsync {
+export function opsRoutes(deps: OpsRoutesDeps, metrics: MetricsAccess): FastifyPluginAsync {
   const allowed = metrics === 'open' || metrics === 'off' ? () => true : tokenCheck(metrics.token);
   return async (app) => {
     const common = { config: { auth: false }, schema: { hide: true } } as const;
