@@ -22,6 +22,9 @@ export interface JobsTable {
   finished_at: string | null;
 }
 
-export interface JobsTables {
-  jobs: JobsTable;
+/** This module's tables, added to the database type (declaration merging; see schema.ts). */
+declare module '../adapters/db/schema.ts' {
+  interface DB {
+    jobs: JobsTable;
+  }
 }

@@ -1,30 +1,14 @@
-import type { AccessTables } from '../../modules/access/access.tables.ts';
-import type { UsageTables } from '../../modules/usage/usage.tables.ts';
-import type { AssetsTables } from '../../modules/assets/assets.tables.ts';
-import type { BrandsTables } from '../../modules/brands/brands.tables.ts';
-import type { JobsTables } from '../../jobs/jobs.tables.ts';
-import type { ExtractionTables } from '../../modules/extraction/extraction.tables.ts';
-import type { BrandDnaTables } from '../../modules/brand-dna/brand-dna.tables.ts';
-import type { GenerationTables } from '../../modules/generation/generation.tables.ts';
-import type { VideoTables } from '../../modules/videos/videos.tables.ts';
-import type { IdempotencyTables } from '../../modules/idempotency/idempotency.tables.ts';
-import type { WebhooksTables } from '../../modules/webhooks/webhooks.tables.ts';
-import type { ConsoleTables } from '../../modules/console/console.tables.ts';
-
 /**
- * The whole relational schema as Kysely sees it: each feature module declares its own tables in
- * `<feature>.tables.ts` and they are joined here.
+ * The whole relational schema as Kysely sees it. The adapters own no table: each feature module
+ * adds its own tables to this interface from its `<feature>.tables.ts` by declaration merging
+ *
+ *   declare module '../../adapters/db/schema.ts' {
+ *     interface DB { brands: BrandsTable }
+ *   }
+ *
+ * so this file imports no module. Every `*.tables.ts` is in the type-check program (tsconfig
+ * includes src), so `Kysely<DB>` knows every table wherever it is used; schema.test.ts checks that
+ * the tables registered are exactly the tables the migrations make.
  */
-export interface DB
-  extends AccessTables,
-    UsageTables,
-    AssetsTables,
-    BrandsTables,
-    JobsTables,
-    ExtractionTables,
-    BrandDnaTables,
-    GenerationTables,
-    VideoTables,
-    IdempotencyTables,
-    WebhooksTables,
-    ConsoleTables {}
+// biome-ignore lint/suspicious/noEmptyInterface: filled by the modules' declaration merging (see above)
+export interface DB {}

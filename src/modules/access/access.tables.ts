@@ -39,8 +39,11 @@ export interface ApiKeysTable {
   last_used_at: string | null;
 }
 
-export interface AccessTables {
-  organizations: OrganizationsTable;
-  users: UsersTable;
-  api_keys: ApiKeysTable;
+/** This module's tables, added to the database type (declaration merging; see schema.ts). */
+declare module '../../adapters/db/schema.ts' {
+  interface DB {
+    organizations: OrganizationsTable;
+    users: UsersTable;
+    api_keys: ApiKeysTable;
+  }
 }

@@ -58,8 +58,11 @@ export interface UploadsTable {
   updated_at: string;
 }
 
-export interface AssetsTables {
-  assets: AssetsTable;
-  asset_tags: AssetTagsTable;
-  uploads: UploadsTable;
+/** This module's tables, added to the database type (declaration merging; see schema.ts). */
+declare module '../../adapters/db/schema.ts' {
+  interface DB {
+    assets: AssetsTable;
+    asset_tags: AssetTagsTable;
+    uploads: UploadsTable;
+  }
 }

@@ -47,7 +47,10 @@ export interface BrandDnaSourcesTable {
   updated_at: string;
 }
 
-export interface BrandDnaTables {
-  brand_dna_versions: BrandDnaVersionsTable;
-  brand_dna_sources: BrandDnaSourcesTable;
+/** This module's tables, added to the database type (declaration merging; see schema.ts). */
+declare module '../../adapters/db/schema.ts' {
+  interface DB {
+    brand_dna_versions: BrandDnaVersionsTable;
+    brand_dna_sources: BrandDnaSourcesTable;
+  }
 }

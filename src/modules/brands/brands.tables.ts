@@ -26,6 +26,9 @@ export interface BrandsTable {
   updated_at: string;
 }
 
-export interface BrandsTables {
-  brands: BrandsTable;
+/** This module's tables, added to the database type (declaration merging; see schema.ts). */
+declare module '../../adapters/db/schema.ts' {
+  interface DB {
+    brands: BrandsTable;
+  }
 }

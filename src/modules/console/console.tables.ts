@@ -31,9 +31,12 @@ export interface LoginFailuresTable {
   at: string;
 }
 
-export interface ConsoleTables {
-  user_credentials: UserCredentialsTable;
-  user_invites: UserInvitesTable;
-  console_sessions: ConsoleSessionsTable;
-  login_failures: LoginFailuresTable;
+/** This module's tables, added to the database type (declaration merging; see schema.ts). */
+declare module '../../adapters/db/schema.ts' {
+  interface DB {
+    user_credentials: UserCredentialsTable;
+    user_invites: UserInvitesTable;
+    console_sessions: ConsoleSessionsTable;
+    login_failures: LoginFailuresTable;
+  }
 }

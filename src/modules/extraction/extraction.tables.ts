@@ -60,7 +60,10 @@ export interface ExtractionCandidatesTable {
   created_at: string;
 }
 
-export interface ExtractionTables {
-  extractions: ExtractionsTable;
-  extraction_candidates: ExtractionCandidatesTable;
+/** This module's tables, added to the database type (declaration merging; see schema.ts). */
+declare module '../../adapters/db/schema.ts' {
+  interface DB {
+    extractions: ExtractionsTable;
+    extraction_candidates: ExtractionCandidatesTable;
+  }
 }

@@ -152,10 +152,13 @@ export interface SceneRefinementsTable {
   updated_at: string;
 }
 
-export interface GenerationTables {
-  scene_forges: SceneForgesTable;
-  generated_images: GeneratedImagesTable;
-  environment_generations: EnvironmentGenerationsTable;
-  prompt_enhancements: PromptEnhancementsTable;
-  scene_refinements: SceneRefinementsTable;
+/** This module's tables, added to the database type (declaration merging; see schema.ts). */
+declare module '../../adapters/db/schema.ts' {
+  interface DB {
+    scene_forges: SceneForgesTable;
+    generated_images: GeneratedImagesTable;
+    environment_generations: EnvironmentGenerationsTable;
+    prompt_enhancements: PromptEnhancementsTable;
+    scene_refinements: SceneRefinementsTable;
+  }
 }

@@ -18,6 +18,9 @@ export interface IdempotencyKeysTable {
   expires_at: string;
 }
 
-export interface IdempotencyTables {
-  idempotency_keys: IdempotencyKeysTable;
+/** This module's tables, added to the database type (declaration merging; see schema.ts). */
+declare module '../../adapters/db/schema.ts' {
+  interface DB {
+    idempotency_keys: IdempotencyKeysTable;
+  }
 }

@@ -29,7 +29,10 @@ export interface UsageReservationsTable {
   updated_at: string;
 }
 
-export interface UsageTables {
-  usage_counters: UsageCountersTable;
-  usage_reservations: UsageReservationsTable;
+/** This module's tables, added to the database type (declaration merging; see schema.ts). */
+declare module '../../adapters/db/schema.ts' {
+  interface DB {
+    usage_counters: UsageCountersTable;
+    usage_reservations: UsageReservationsTable;
+  }
 }

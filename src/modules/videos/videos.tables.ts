@@ -103,8 +103,11 @@ export interface VideoPromptEnhancementsTable {
   failed_at: string | null;
 }
 
-export interface VideoTables {
-  video_groups: VideoGroupsTable;
-  generated_videos: GeneratedVideosTable;
-  video_prompt_enhancements: VideoPromptEnhancementsTable;
+/** This module's tables, added to the database type (declaration merging; see schema.ts). */
+declare module '../../adapters/db/schema.ts' {
+  interface DB {
+    video_groups: VideoGroupsTable;
+    generated_videos: GeneratedVideosTable;
+    video_prompt_enhancements: VideoPromptEnhancementsTable;
+  }
 }

@@ -42,7 +42,10 @@ export interface WebhookDeliveriesTable {
   delivered_at: string | null;
 }
 
-export interface WebhooksTables {
-  webhook_endpoints: WebhookEndpointsTable;
-  webhook_deliveries: WebhookDeliveriesTable;
+/** This module's tables, added to the database type (declaration merging; see schema.ts). */
+declare module '../../adapters/db/schema.ts' {
+  interface DB {
+    webhook_endpoints: WebhookEndpointsTable;
+    webhook_deliveries: WebhookDeliveriesTable;
+  }
 }
