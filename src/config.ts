@@ -19,12 +19,12 @@ import type { SignerSettings } from './adapters/provenance/credentials.ts';
 import type { LogSettings } from './adapters/log/logger.ts';
 import type { StorageSettings } from './adapters/storage/storage.ts';
 import type { MetricsSettings } from './http/metrics-listener.ts';
+import type { AtelierEnv } from './modules/access/access.keys.ts';
 
 /**
  * Every setting Atelier reads, parsed once at start. An invalid value stops the start with a
  * message that names the setting (ConfigError). Documented in the README's settings table.
  */
-export type AtelierEnv = 'dev' | 'staging' | 'prod';
 
 export interface Config {
   port: number;

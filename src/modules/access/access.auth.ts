@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Principal } from './access.service.ts';
+import type { AccessService, Principal } from './access.service.ts';
 import { bearerToken } from './access.keys.ts';
 import { can, type Permission } from './access.roles.ts';
-import type { Feature } from '../usage/plans.ts';
-import type { AppDeps } from '../../app-deps.ts';
+import type { KeyUsageTracker } from './key-usage.ts';
+import type { Feature, PlanCatalog } from '../usage/plans.ts';
+import type { RateLimiter } from '../../adapters/rate-limit/rate-limit.ts';
 import { forbidden, rateLimited, unauthorized } from '../../http/errors.ts';
 import { sameToken, sessionIdOf } from '../console/cookies.ts';
+import type { ConsoleService } from '../console/console.service.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -23,6 +25,17 @@ declare module 'fastify' {
   }
 }
 
+/** What the auth hook reads: keys and console sessions, plan features, the per-key limits. */
+export interface AuthDeps {
+  access: AccessService;
+  plans: PlanCatalog;
+  rateLimiter: RateLimiter;
+  /** The answer-bytes budget per key. */
+  byteLimiter: RateLimiter;
+  keyUsage: KeyUsageTracker;
+  console: ConsoleService;
+}
+
 /** Size of an answer payload as onSend sees it (streams are not counted). */
 function payloadBytes(payload: unknown): number {
   if (typeof payload === 'string') return Buffer.byteLength(payload);
@@ -31,10 +44,10 @@ function payloadBytes(payload: unknown): number {
 }
 
 /**
- * Charges the bytes of an answer to its caller's answer budget (AppDeps.byteLimiter): onSend
+ * Charges the bytes of an answer to its caller's answer budget (deps.byteLimiter): onSend
  * does it for ordinary routes; routes that write the raw response themselves (MCP) call it.
  */
-export function chargeAnswer(deps: Pick<AppDeps, 'byteLimiter'>, request: FastifyRequest, bytes: number): void {
+export function chargeAnswer(deps: Pick<AuthDeps, 'byteLimiter'>, request: FastifyRequest, bytes: number): void {
   if (!request.principal || bytes <= 0) return;
   void deps.byteLimiter.charge(request.principal.apiKeyId, bytes).catch(() => undefined);
 }
@@ -55,10 +68,7 @@ export function principalOf(request: FastifyRequest): Principal {
  * 403 `CSRF_FAILED` on a write without the session's X-CSRF-Token → permission → plan feature.
  * Sessions may call console-only routes.
  */
-export function installAuth(
-  app: FastifyInstance,
-  deps: Pick<AppDeps, 'access' | 'plans' | 'rateLimiter' | 'byteLimiter' | 'keyUsage' | 'console'>,
-): void {
+export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   app.decorateRequest('principal', null);
   app.addHook('onSend', async (request, _reply, payload) => {
     chargeAnswer(deps, request, payloadBytes(payload));

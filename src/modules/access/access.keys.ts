@@ -8,6 +8,10 @@ import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
  *   a secret this long needs no slow KDF, and a fast hash keeps authentication off the hot path.
  */
 const KEY_PREFIX = 'atl';
+
+/** The environment a server runs as (ATELIER_ENV) and mints keys for: a key works only on its own. */
+export type AtelierEnv = 'dev' | 'staging' | 'prod';
+
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const TOKEN_RE = /^atl_(dev|staging|prod)_([0-9A-Za-z]{16})\.([0-9A-Za-z]{43})$/;
 

@@ -1,11 +1,18 @@
 import { noCache, type ReadCache } from '../../adapters/db/read-cache.ts';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
-import type { AtelierEnv } from '../../config.ts';
 import { fromBool, fromJson, toBool, toJson } from '../../adapters/db/columns.ts';
 import type { OrgOverrides, PlanCatalog } from '../usage/plans.ts';
 import { parseOverrides } from '../usage/plans.ts';
-import { formatToken, hashSecret, mintKeyId, mintSecret, parseToken, secretMatches } from './access.keys.ts';
+import {
+  type AtelierEnv,
+  formatToken,
+  hashSecret,
+  mintKeyId,
+  mintSecret,
+  parseToken,
+  secretMatches,
+} from './access.keys.ts';
 import type { AccessRepo, KeyRow, OrgRow, UserRow } from './access.repo.ts';
 import { isRole, type Role, ROLES } from './access.roles.ts';
 import { AccessError } from './access.errors.ts';

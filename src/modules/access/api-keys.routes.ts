@@ -1,11 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app-deps.ts';
+import type { Clock } from '../../clock.ts';
 import { principalOf } from './access.auth.ts';
 import { conflict, errorResponses, fieldError, notFound } from '../../http/errors.ts';
-import type { Principal } from './access.service.ts';
+import type { AccessService, Principal } from './access.service.ts';
 import type { ApiKeyInfo } from './access.service.ts';
+import type { AtelierEnv } from './access.keys.ts';
 import { can } from './access.roles.ts';
 
 const ApiKey = Type.Object(
@@ -40,12 +41,19 @@ const CreateKeyBody = Type.Object(
   { additionalProperties: false },
 );
 
+export interface ApiKeysRoutesDeps {
+  access: AccessService;
+  clock: Clock;
+  /** The server's environment (ATELIER_ENV): the only one its keys are minted for. */
+  config: { env: AtelierEnv };
+}
+
 /**
  * API keys for signed-in console users (console-only: API keys get 403). Anyone signed in creates
  * and manages their own keys; `keys:manage` (admin, owner) sees and manages every key of the
  * organization. A key the caller may not see is a 404.
  */
-export function apiKeysRoutes(deps: Pick<AppDeps, 'access' | 'clock' | 'config'>): FastifyPluginAsync {
+export function apiKeysRoutes(deps: ApiKeysRoutesDeps): FastifyPluginAsync {
   const { access } = deps;
   const present = (k: ApiKeyInfo) => ({
     keyId: k.keyId,

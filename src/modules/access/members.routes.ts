@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app-deps.ts';
 import { principalOf } from './access.auth.ts';
 import { conflict, errorResponses, fieldError, forbidden, notFound } from '../../http/errors.ts';
 import { AccessError } from './access.errors.ts';
 import { ROLES, type Role } from './access.roles.ts';
-import type { Principal, User } from './access.service.ts';
+import type { AccessService, Principal, User } from './access.service.ts';
+import type { ConsoleService } from '../console/console.service.ts';
 
 const RoleSchema = Type.Enum(ROLES);
 const Member = Type.Object(
@@ -38,6 +38,12 @@ const InviteBody = Type.Object(
 );
 const RoleBody = Type.Object({ role: RoleSchema }, { additionalProperties: false });
 
+export interface MembersRoutesDeps {
+  access: AccessService;
+  /** Passwords and invite links of the members. */
+  console: ConsoleService;
+}
+
 /**
  * The organization's members for console admins (console only, hidden from the OpenAPI document;
  * `members:manage`: admins and owners): list, invite (a one-time link, shown once), change a role,
@@ -45,7 +51,7 @@ const RoleBody = Type.Object({ role: RoleSchema }, { additionalProperties: false
  * changes or removes themselves (so an organization always keeps an owner). A user of another
  * organization is a 404.
  */
-export function membersRoutes(deps: Pick<AppDeps, 'access' | 'console'>): FastifyPluginAsync {
+export function membersRoutes(deps: MembersRoutesDeps): FastifyPluginAsync {
   const { access } = deps;
   const tags = ['console'];
   const config = { surface: 'console' as const, permission: 'members:manage' as const };

@@ -1,12 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AppDeps } from '../../app-deps.ts';
 import { principalOf } from '../access/access.auth.ts';
 import { errorResponses } from '../../http/errors.ts';
 import { Type } from 'typebox';
 import { FEATURES, type Feature, POOLS, type Pool } from './plans.ts';
 import { FeatureUsageResponse } from './usage.schemas.ts';
-import { createUsageService } from './usage.service.ts';
+import { createUsageService, type UsageServiceDeps } from './usage.service.ts';
 
 const Cap = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]);
 const PlanView = Type.Object({
@@ -30,7 +29,7 @@ const PlansResponse = Type.Object({
  * GET /organizations/current/plans (console only, hidden): the plan catalog, so the console can
  * show a feature the plan lacks as such, with the plans that include it.
  */
-export function usageRoutes(deps: Pick<AppDeps, 'usage' | 'plans'>): FastifyPluginAsync {
+export function usageRoutes(deps: UsageServiceDeps): FastifyPluginAsync {
   const service = createUsageService(deps);
   return async (app) => {
     app.withTypeProvider<TypeBoxTypeProvider>().get(
