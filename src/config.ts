@@ -25,7 +25,6 @@ import type { AtelierEnv } from './modules/access/access.keys.ts';
  * Every setting Atelier reads, parsed once at start. An invalid value stops the start with a
  * message that names the setting (ConfigError). Documented in the README's settings table.
  */
-
 export interface Config {
   port: number;
   host: string;

@@ -1,5 +1,8 @@
-import type { AppDeps } from '../../app-deps.ts';
-import type { JobDefinition } from '../../jobs/types.ts';
+import type { Database } from '../../adapters/db/database.ts';
+import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
+import type { Clock } from '../../clock.ts';
+import type { Changes } from '../../events/changes.ts';
+import type { JobDefinition, JobSystem } from '../../jobs/types.ts';
 import { createAssetsRepo } from './assets.repo.ts';
 import { type AssetsServiceDeps, createAssetsService } from './assets.service.ts';
 import { assetJobs, cleanupUploadsJob } from './assets.jobs.ts';
@@ -7,11 +10,16 @@ import { assetJobs, cleanupUploadsJob } from './assets.jobs.ts';
 /** How often never-confirmed uploads are looked for. */
 const CLEANUP_EVERY_MS = 5 * 60_000;
 
+export interface AssetsModuleDeps extends Pick<AssetsServiceDeps, 'config' | 'provenance'> {
+  db: Database;
+  storage: ObjectStorage;
+  jobs: JobSystem;
+  clock: Clock;
+  changes: Changes;
+}
+
 /** Wires the assets feature: its service, its jobs and its schedules. */
-export function createAssetsModule(
-  deps: Pick<AppDeps, 'db' | 'storage' | 'jobs' | 'clock' | 'config' | 'changes'> &
-    Pick<AssetsServiceDeps, 'provenance'>,
-) {
+export function createAssetsModule(deps: AssetsModuleDeps) {
   const repo = createAssetsRepo(deps.db);
   const service = createAssetsService({
     repo,

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AppDeps } from '../../app-deps.ts';
+import type { Database } from '../../adapters/db/database.ts';
+import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
+import type { Clock } from '../../clock.ts';
 import { principalOf } from '../access/access.auth.ts';
 import { errorResponses, fieldError } from '../../http/errors.ts';
 import { textProblem } from '../../http/schemas.ts';
@@ -20,10 +22,15 @@ import {
 import type { AssetsService } from './assets.service.ts';
 import { deleteAsset } from './assets.delete.ts';
 
+export interface AssetsRoutesDeps {
+  db: Database;
+  storage: ObjectStorage;
+  clock: Clock;
+  assets: AssetsService;
+}
+
 /** The spec's upload flow and asset reads, and asset deletion (console-only: API keys get 403). */
-export function assetsRoutes(
-  deps: Pick<AppDeps, 'config' | 'db' | 'storage' | 'clock'> & { assets: AssetsService },
-): FastifyPluginAsync {
+export function assetsRoutes(deps: AssetsRoutesDeps): FastifyPluginAsync {
   const service = deps.assets;
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();

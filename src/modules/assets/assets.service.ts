@@ -3,9 +3,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../../clock.ts';
-import type { Config } from '../../config.ts';
 import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
-import { downloadToFile, readToBuffer } from '../../adapters/storage/storage.ts';
+import { downloadToFile, readToBuffer, type StorageSettings } from '../../adapters/storage/storage.ts';
 import {
   checkDeclaredAgainstDetected,
   classifyDeclared,
@@ -38,7 +37,8 @@ export interface AssetsServiceDeps {
   storage: ObjectStorage;
   jobs: Pick<JobSystem, 'enqueue'>;
   clock: Clock;
-  config: Pick<Config, 'storage'>;
+  /** The upload and download links' lifetimes. */
+  config: { storage: StorageSettings };
   /**
    * Content Credentials for generated files: the signer, Atelier's version, and whether an
    * organization has signing on (the default). Absent: files are stored as the engines made them.

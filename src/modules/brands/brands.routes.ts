@@ -1,7 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app-deps.ts';
+import type { Database } from '../../adapters/db/database.ts';
+import type { ReadCache } from '../../adapters/db/read-cache.ts';
+import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
+import type { Clock } from '../../clock.ts';
+import type { AssetRefs } from '../assets/asset-refs.ts';
 import { errorResponses } from '../../http/errors.ts';
 import { principalOf } from '../access/access.auth.ts';
 import {
@@ -25,10 +29,18 @@ const CACHE_CONTROL = 'private, no-cache';
 const etagHeader = { ETag: Type.String({ description: 'Strong entity tag of the representation' }) };
 const cacheHeader = { 'Cache-Control': Type.String({ description: CACHE_CONTROL }) };
 
+export interface BrandsRoutesDeps {
+  db: Database;
+  clock: Clock;
+  /** The API's public base URL (Location headers). */
+  config: { publicUrl: string };
+  assetRefs: AssetRefs;
+  readCache: ReadCache;
+  storage: ObjectStorage;
+}
+
 /** POST/GET/PUT /brands, and DELETE (console-only: API keys get 403). */
-export function brandsRoutes(
-  deps: Pick<AppDeps, 'db' | 'clock' | 'config' | 'assetRefs' | 'readCache' | 'storage'>,
-): FastifyPluginAsync {
+export function brandsRoutes(deps: BrandsRoutesDeps): FastifyPluginAsync {
   const service = createBrandsService({
     repo: createBrandsRepo(deps.db, deps.readCache),
     clock: deps.clock,

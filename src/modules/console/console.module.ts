@@ -1,16 +1,23 @@
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app-deps.ts';
+import type { Database } from '../../adapters/db/database.ts';
+import type { Clock } from '../../clock.ts';
 import { defineJob, type JobRef } from '../../jobs/types.ts';
 import { createAccessRepo } from '../access/access.repo.ts';
 import { createConsoleRepo } from './console.repo.ts';
-import { createConsoleService } from './console.service.ts';
+import { type ConsoleServiceDeps, createConsoleService } from './console.service.ts';
 
 export const purgeConsoleSessionsJob: JobRef = { name: 'console.purge', payload: Type.Object({}) };
 /** How often expired sessions (and used invites, old failed sign-ins) are removed. */
 const PURGE_EVERY_MS = 3_600_000;
 
+export interface ConsoleModuleDeps {
+  db: Database;
+  clock: Clock;
+  config: ConsoleServiceDeps['config'];
+}
+
 /** Wires console sign-in (src/modules/console): its service, the purge job and its schedule. */
-export function createConsoleModule(deps: Pick<AppDeps, 'db' | 'clock' | 'config'>) {
+export function createConsoleModule(deps: ConsoleModuleDeps) {
   const repo = createConsoleRepo(deps.db);
   const service = createConsoleService({
     repo,

@@ -4,11 +4,11 @@ import path from 'node:path';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app-deps.ts';
-import type { Config } from '../../config.ts';
+import type { StorageSettings } from '../../adapters/storage/storage.ts';
 import { AppError, forbidden, unauthorized } from '../../http/errors.ts';
 import { clearedSessionCookie, sameToken, sessionCookie, sessionIdOf } from './cookies.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
+import type { ConsoleService } from './console.service.ts';
 
 const SessionView = Type.Object({
   user: Type.Object({
@@ -51,7 +51,7 @@ const originOf = (url: string | undefined) => {
  * and media also from signed links (the public URL for local storage, the S3 store's origin);
  * uploads (PUT to signed links) to the same; never framed.
  */
-export function consoleCsp(config: Pick<Config, 'publicUrl' | 'storage'>): string {
+export function consoleCsp(config: { publicUrl: string; storage: StorageSettings }): string {
   const links = new Set<string>();
   const pub = originOf(config.publicUrl);
   if (pub) links.add(pub);
@@ -107,11 +107,17 @@ const CONTENT_TYPES: Record<string, string> = {
 /** Build output under `assets/` carries a content hash in its name: cached for good. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
+export interface ConsoleRoutesDeps {
+  /** The public URL and storage (the pages' CSP) and ATELIER_CONSOLE_DIR (the built UI). */
+  config: { publicUrl: string; storage: StorageSettings; consoleDir: string };
+  console: ConsoleService;
+}
+
 /**
  * The console: its sign-in API under /console/api (cookie sessions, no API key) and the built UI
  * (ATELIER_CONSOLE_DIR, default console/dist) at /console.
  */
-export function consoleRoutes(deps: Pick<AppDeps, 'config' | 'console'>): FastifyPluginAsync {
+export function consoleRoutes(deps: ConsoleRoutesDeps): FastifyPluginAsync {
   const { config } = deps;
   const service = deps.console;
   const secure = config.publicUrl.startsWith('https:');

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
-import type { Config } from '../../config.ts';
 import { fromBool, fromJson } from '../../adapters/db/columns.ts';
 import { AppError, badRequest } from '../../http/errors.ts';
 import type { OrgOverrides } from '../usage/plans.ts';
@@ -77,7 +76,8 @@ export interface ConsoleServiceDeps {
   repo: ConsoleRepo;
   access: Pick<AccessRepo, 'getUser'>;
   clock: Clock;
-  config: Pick<Config, 'publicUrl'>;
+  /** The API's public base URL: invite links point at its console. */
+  config: { publicUrl: string };
 }
 
 /** Console sign-in: passwords, invites, cookie sessions and sign-in throttling. */
