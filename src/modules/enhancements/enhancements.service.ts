@@ -6,7 +6,7 @@ import { textProblem } from '../../http/schemas.ts';
 import type { JobSystem } from '../../jobs/types.ts';
 import type { Principal } from '../access/access.service.ts';
 import type { Warning } from '../generation/generation.schemas.ts';
-import type { PromptEnhancementsTable } from '../generation/generation.tables.ts';
+import type { PromptEnhancementsTable } from './enhancements.tables.ts';
 import type { InputsResolver } from '../generation/inputs.ts';
 import { lifecycleMembers, pendingLifecycle } from '../generation/lifecycle.ts';
 import { reserveUnits, writeOrRelease } from '../generation/quota.ts';

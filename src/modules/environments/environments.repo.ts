@@ -1,5 +1,5 @@
 import type { Database } from '../../adapters/db/database.ts';
-import type { EnvironmentGenerationsTable } from '../generation/generation.tables.ts';
+import type { EnvironmentGenerationsTable } from './environments.tables.ts';
 import { createRunsRepo } from '../generation/runs.repo.ts';
 
 export type EnvironmentRow = EnvironmentGenerationsTable;

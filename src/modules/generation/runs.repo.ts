@@ -1,14 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../adapters/db/database.ts';
-import type { VideoPromptEnhancementsTable } from '../videos/videos.tables.ts';
-import type { EnvironmentGenerationsTable, PromptEnhancementsTable } from './generation.tables.ts';
-
-/** Generation resources that are one run each (no variations). */
-type RunTables = {
-  environment_generations: EnvironmentGenerationsTable;
-  prompt_enhancements: PromptEnhancementsTable;
-  video_prompt_enhancements: VideoPromptEnhancementsTable;
-};
+import type { DB } from '../../adapters/db/schema.ts';
 
 interface Lifecycle {
   id: string;
@@ -20,11 +12,18 @@ interface Lifecycle {
 }
 
 /**
+ * A table whose rows have the lifecycle columns: the caller names its own one-run generation
+ * resource (environment_generations, prompt_enhancements, video_prompt_enhancements), declared in
+ * its module's tables file, so this shared SQL knows no module's table.
+ */
+export type RunTable = { [K in keyof DB]: DB[K] extends Lifecycle ? K : never }[keyof DB];
+
+/**
  * The lifecycle SQL shared by single-run generations: insert, read, and the two transitions, each
  * one conditional UPDATE so a job that runs twice cannot move a run out of a terminal state.
  */
-export function createRunsRepo<T extends keyof RunTables>(db: Database, table: T) {
-  type Row = RunTables[T];
+export function createRunsRepo<T extends RunTable>(db: Database, table: T) {
+  type Row = DB[T];
   // Both tables have these columns; Kysely is shown just them under one name.
   const k = db.kysely as unknown as Kysely<{ runs: Lifecycle }>;
   const t = table as unknown as 'runs';
@@ -80,4 +79,4 @@ export function createRunsRepo<T extends keyof RunTables>(db: Database, table: T
   };
 }
 
-export type RunsRepo<T extends keyof RunTables> = ReturnType<typeof createRunsRepo<T>>;
+export type RunsRepo<T extends RunTable> = ReturnType<typeof createRunsRepo<T>>;

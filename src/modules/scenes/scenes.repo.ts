@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../../adapters/db/database.ts';
 import type { DB } from '../../adapters/db/schema.ts';
 import { type GenerationStatus, PARTNERS } from '../generation/generation.schemas.ts';
-import type { GeneratedImagesTable, SceneForgesTable, SceneRefinementsTable } from '../generation/generation.tables.ts';
+import type { GeneratedImagesTable, SceneForgesTable, SceneRefinementsTable } from './scenes.tables.ts';
 import { rollUpStatus } from '../generation/rollup.ts';
 
 export type ForgeRow = SceneForgesTable;

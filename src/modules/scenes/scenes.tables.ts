@@ -1,7 +1,7 @@
 /**
- * Generation tables (migration 0009): scene forges and their variations (generated images),
- * environment generations and prompt enhancements. JSON columns are text on both dialects.
- * Statuses of every row: pending, processing, completed, failed.
+ * Scene tables: scene forges and their variations (generated images), migration 0009, and
+ * refinements, migration 0010. JSON columns are text on both dialects. Statuses of forges and
+ * variations: pending, processing, completed, failed.
  */
 export interface SceneForgesTable {
   id: string;
@@ -75,55 +75,6 @@ export interface GeneratedImagesTable {
   failed_at: string | null;
 }
 
-export interface EnvironmentGenerationsTable {
-  id: string;
-  organization_id: string;
-  brand_id: string;
-  prompt: string;
-  /** JSON: palette and words captured at create. */
-  context: string;
-  seed: number;
-  asset_id: string;
-  status: string;
-  reservation_id: string | null;
-  engine: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
-  failed_at: string | null;
-}
-
-export interface PromptEnhancementsTable {
-  id: string;
-  organization_id: string;
-  brand_id: string;
-  /** scene (the video enhancements come later with their own kind). */
-  kind: string;
-  original_prompt: string;
-  optimized_prompt: string | null;
-  theme: string | null;
-  status: string;
-  use_brand_dna: number;
-  partner: string;
-  aspect_ratio: string | null;
-  product_asset_ids: string;
-  environment_asset_id: string | null;
-  brand_dna_version_id: string | null;
-  /** JSON: the inputs the enhancer reads (products, environment, brand), captured at create. */
-  context: string;
-  warnings: string;
-  reservation_id: string | null;
-  engine: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
-  failed_at: string | null;
-}
-
 /** A refinement of a forge (migration 0010): its variations are generated_images rows with its id. */
 export interface SceneRefinementsTable {
   id: string;
@@ -157,8 +108,6 @@ declare module '../../adapters/db/schema.ts' {
   interface DB {
     scene_forges: SceneForgesTable;
     generated_images: GeneratedImagesTable;
-    environment_generations: EnvironmentGenerationsTable;
-    prompt_enhancements: PromptEnhancementsTable;
     scene_refinements: SceneRefinementsTable;
   }
 }
