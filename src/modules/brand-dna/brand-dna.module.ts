@@ -1,21 +1,35 @@
-import { createLogger } from '../../adapters/log/logger.ts';
-import type { AppDeps } from '../../app-deps.ts';
-import { createTextAnalyzer } from '../../engines/text/index.ts';
+import type { Database } from '../../adapters/db/database.ts';
+import type { Fetcher } from '../../adapters/fetch/fetcher.ts';
+import { createLogger, type LogSettings } from '../../adapters/log/logger.ts';
+import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
+import type { Clock } from '../../clock.ts';
+import { createTextAnalyzer, type TextEngineSettings } from '../../engines/text/index.ts';
 import type { TextAnalyzer } from '../../engines/text/text-engine.ts';
-import type { JobDefinition } from '../../jobs/types.ts';
+import type { Changes } from '../../events/changes.ts';
+import type { JobDefinition, JobSystem } from '../../jobs/types.ts';
+import type { UsageLedger } from '../usage/usage.ledger.ts';
 import { pendingKind } from '../generation/pending-sweep.ts';
 import { brandDnaJobs, extractJob, extractJobId } from './brand-dna.jobs.ts';
 import { createBrandDnaRepo } from './brand-dna.repo.ts';
 import { createBrandDnaService, versionFolder } from './brand-dna.service.ts';
 
+export interface BrandDnaModuleDeps {
+  db: Database;
+  storage: ObjectStorage;
+  jobs: JobSystem;
+  clock: Clock;
+  /** The log settings and the text analyzer's (LLM_*). */
+  config: LogSettings & { llm: TextEngineSettings };
+  usage: UsageLedger;
+  fetcher: Fetcher;
+  changes: Changes;
+}
+
 /**
  * Wires Brand DNA: repo, service (routes and getActiveDna), the text analyzer chosen by config
  * (LLM_BASE_URL / LLM_API_KEY / LLM_MODEL, else the local one) and the extraction job.
  */
-export function createBrandDnaModule(
-  deps: Pick<AppDeps, 'db' | 'storage' | 'jobs' | 'clock' | 'config' | 'usage' | 'fetcher' | 'changes'>,
-  o: { analyzer?: TextAnalyzer } = {},
-) {
+export function createBrandDnaModule(deps: BrandDnaModuleDeps, o: { analyzer?: TextAnalyzer } = {}) {
   const log = createLogger(deps.config).child({ component: 'brand-dna' });
   const repo = createBrandDnaRepo(deps.db);
   const analyzer = o.analyzer ?? createTextAnalyzer(deps.config.llm, { logger: log });

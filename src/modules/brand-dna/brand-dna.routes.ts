@@ -1,7 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app-deps.ts';
 import { principalOf } from '../access/access.auth.ts';
 import { errorResponses } from '../../http/errors.ts';
 import {
@@ -15,16 +14,21 @@ import {
   UpdateVersionBody,
   VersionParams,
 } from './brand-dna.schemas.ts';
+import type { BrandDnaService } from './brand-dna.service.ts';
 
 const ok = <T>(data: T) => ({ status: 'success' as const, data });
 const NoContent = Type.Null({ description: 'Done; no body' });
+
+export interface BrandDnaRoutesDeps {
+  brandDna: BrandDnaService;
+}
 
 /**
  * The Brand DNA endpoints under /brands/{brandId}/brand-dna and the legacy GET /brands/{brandId}/dna.
  * Every route needs the plan feature `brand_dna` (403 otherwise, reads included); writes need the
  * `brand-dna:write` permission.
  */
-export function brandDnaRoutes(deps: Pick<AppDeps, 'brandDna'>): FastifyPluginAsync {
+export function brandDnaRoutes(deps: BrandDnaRoutesDeps): FastifyPluginAsync {
   const service = deps.brandDna;
   const read = { feature: 'brand_dna' } as const;
   const write = { feature: 'brand_dna', permission: 'brand-dna:write' } as const;

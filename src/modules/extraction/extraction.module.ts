@@ -1,7 +1,13 @@
-import type { AppDeps } from '../../app-deps.ts';
-import { defineJob, type JobDefinition, JobTimeoutError } from '../../jobs/types.ts';
+import type { Database } from '../../adapters/db/database.ts';
+import type { Fetcher } from '../../adapters/fetch/fetcher.ts';
+import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
+import type { Clock } from '../../clock.ts';
+import type { Changes } from '../../events/changes.ts';
+import { defineJob, type JobDefinition, type JobSystem, JobTimeoutError } from '../../jobs/types.ts';
+import type { AssetsService } from '../assets/assets.service.ts';
+import type { PlanCatalog } from '../usage/plans.ts';
 import { createExtractionRepo } from './extraction.repo.ts';
-import { createExtractionService, type ExtractionService } from './extraction.service.ts';
+import { createExtractionService, type ExtractionService, type ExtractionSettings } from './extraction.service.ts';
 import { purgeExtractionsJob, runExtractionJob, sweepExtractionsJob } from './extraction.jobs.ts';
 
 /** How often runs stuck past the timeout are failed. */
@@ -9,10 +15,20 @@ const SWEEP_EVERY_MS = 60_000;
 /** How often expired extractions and staging days are removed. */
 const PURGE_EVERY_MS = 3_600_000;
 
+export interface ExtractionModuleDeps {
+  db: Database;
+  storage: ObjectStorage;
+  fetcher: Fetcher;
+  jobs: JobSystem;
+  clock: Clock;
+  config: ExtractionSettings;
+  plans: PlanCatalog;
+  assets: AssetsService;
+  changes: Changes;
+}
+
 /** Wires URL extraction: its service, its jobs and its schedules. */
-export function createExtractionModule(
-  deps: Pick<AppDeps, 'db' | 'storage' | 'fetcher' | 'jobs' | 'clock' | 'config' | 'plans' | 'assets' | 'changes'>,
-) {
+export function createExtractionModule(deps: ExtractionModuleDeps) {
   const repo = createExtractionRepo(deps.db);
   const service = createExtractionService({ ...deps, repo });
   const jobs = extractionJobs(service, deps.config.extractionTimeoutSeconds);

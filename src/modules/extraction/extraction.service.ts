@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
-import type { Config } from '../../config.ts';
 import type { Fetcher } from '../../adapters/fetch/fetcher.ts';
 import type { FormatName } from '../../adapters/media/index.ts';
 import { isStorageError, type ObjectStorage } from '../../adapters/storage/storage.port.ts';
+import type { StorageSettings } from '../../adapters/storage/storage.ts';
 import { fromBool, toBool } from '../../adapters/db/columns.ts';
 import { AppError, conflict, fieldError, notFound } from '../../http/errors.ts';
 import { textProblem } from '../../http/schemas.ts';
@@ -17,13 +17,19 @@ import type { CandidateRow, ExtractionRepo, ExtractionRow } from './extraction.r
 import type { Candidate, CommitBody, CommittedAsset, Extraction, SubmitExtractionBody } from './extraction.schemas.ts';
 import { type ChangePublisher, publishChange } from '../../events/publish.ts';
 
+/** The settings extraction reads: ATELIER_EXTRACTION_TIMEOUT_SECONDS and the download links' lifetime. */
+export interface ExtractionSettings {
+  storage: StorageSettings;
+  extractionTimeoutSeconds: number;
+}
+
 export interface ExtractionServiceDeps {
   repo: ExtractionRepo;
   storage: ObjectStorage;
   fetcher: Fetcher;
   jobs: Pick<JobSystem, 'enqueue'>;
   clock: Clock;
-  config: Pick<Config, 'storage' | 'extractionTimeoutSeconds'>;
+  config: ExtractionSettings;
   plans: Pick<PlanCatalog, 'entitlementsFor'>;
   assets: Pick<AssetsService, 'importObject'>;
   changes: ChangePublisher;
