@@ -1,4 +1,8 @@
-import type { AppDeps } from '../../app-deps.ts';
+import type { Database } from '../../adapters/db/database.ts';
+import type { Clock } from '../../clock.ts';
+import type { Changes } from '../../events/changes.ts';
+import type { JobSystem } from '../../jobs/types.ts';
+import type { UsageLedger } from '../usage/usage.ledger.ts';
 import type { SceneEnhancer } from '../../engines/text/scene-enhancer.ts';
 import type { InputsResolver } from '../generation/inputs.ts';
 import { createRunsRepo } from '../generation/runs.repo.ts';
@@ -6,13 +10,18 @@ import { pendingKind } from '../generation/pending-sweep.ts';
 import { enhancementJobs, sceneEnhancementJob, sceneEnhancementJobId } from './enhancements.jobs.ts';
 import { createEnhancementsService } from './enhancements.service.ts';
 
+export interface EnhancementsModuleDeps {
+  db: Database;
+  jobs: JobSystem;
+  clock: Clock;
+  usage: UsageLedger;
+  changes: Changes;
+  inputs: InputsResolver;
+  enhancer: SceneEnhancer;
+}
+
 /** Wires prompt enhancements: repo, service (routes) and the enhancement job. */
-export function createEnhancementsModule(
-  deps: Pick<AppDeps, 'db' | 'jobs' | 'clock' | 'usage' | 'changes'> & {
-    inputs: InputsResolver;
-    enhancer: SceneEnhancer;
-  },
-) {
+export function createEnhancementsModule(deps: EnhancementsModuleDeps) {
   const repo = createRunsRepo(deps.db, 'prompt_enhancements');
   const service = createEnhancementsService({ ...deps, repo });
   const jobs = enhancementJobs({ ...deps, repo });

@@ -1,13 +1,17 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AppDeps } from '../../app-deps.ts';
+import type { EnhancementsService } from './enhancements.service.ts';
 import { principalOf } from '../access/access.auth.ts';
 import { errorResponses } from '../../http/errors.ts';
 import { BrandIdParams, BrandParams } from '../generation/generation.schemas.ts';
 import { CreateSceneEnhancementBody, SceneEnhancement } from './enhancements.schemas.ts';
 
+export interface EnhancementsRoutesDeps {
+  enhancements: EnhancementsService;
+}
+
 /** POST/GET /brands/{brandId}/scene-forge-prompt-enhancements. */
-export function enhancementsRoutes(deps: Pick<AppDeps, 'enhancements'>): FastifyPluginAsync {
+export function enhancementsRoutes(deps: EnhancementsRoutesDeps): FastifyPluginAsync {
   const service = deps.enhancements;
   const tags = ['prompt-enhancements'];
   const base = '/brands/:brandId/scene-forge-prompt-enhancements';

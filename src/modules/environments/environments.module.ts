@@ -1,4 +1,9 @@
-import type { AppDeps } from '../../app-deps.ts';
+import type { Database } from '../../adapters/db/database.ts';
+import type { Clock } from '../../clock.ts';
+import type { Changes } from '../../events/changes.ts';
+import type { JobSystem } from '../../jobs/types.ts';
+import type { AssetsService } from '../assets/assets.service.ts';
+import type { UsageLedger } from '../usage/usage.ledger.ts';
 import type { GenerationEngines } from '../generation/engines.ts';
 import type { InputsResolver } from '../generation/inputs.ts';
 import { pendingKind } from '../generation/pending-sweep.ts';
@@ -6,13 +11,21 @@ import { environmentJob, environmentJobId, environmentJobs } from './environment
 import { createEnvironmentsRepo } from './environments.repo.ts';
 import { createEnvironmentsService } from './environments.service.ts';
 
+export interface EnvironmentsModuleDeps {
+  db: Database;
+  jobs: JobSystem;
+  clock: Clock;
+  /** ATELIER_IMAGE_LONG_SIDE: the long side of generated images in px. */
+  config: { imageLongSide: number };
+  usage: UsageLedger;
+  assets: AssetsService;
+  changes: Changes;
+  inputs: InputsResolver;
+  engines: GenerationEngines;
+}
+
 /** Wires environment generation: repo, service (routes) and its job. */
-export function createEnvironmentsModule(
-  deps: Pick<AppDeps, 'db' | 'jobs' | 'clock' | 'config' | 'usage' | 'assets' | 'changes'> & {
-    inputs: InputsResolver;
-    engines: GenerationEngines;
-  },
-) {
+export function createEnvironmentsModule(deps: EnvironmentsModuleDeps) {
   const repo = createEnvironmentsRepo(deps.db);
   const service = createEnvironmentsService({ ...deps, repo });
   const jobs = environmentJobs({ ...deps, repo, longSide: deps.config.imageLongSide });

@@ -1,16 +1,20 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AppDeps } from '../../app-deps.ts';
+import type { EnvironmentsService } from './environments.service.ts';
 import { principalOf } from '../access/access.auth.ts';
 import { errorResponses } from '../../http/errors.ts';
 import { BrandParams, IdParams } from '../generation/generation.schemas.ts';
 import { CreateEnvironmentBody, EnvironmentGeneration } from './environments.schemas.ts';
 
+export interface EnvironmentsRoutesDeps {
+  environments: EnvironmentsService;
+}
+
 /**
  * POST /brands/{brandId}/environment-generations and GET /environment-generations/{id} (the spec
  * leaves both paths open; docs/decisions.md records them).
  */
-export function environmentsRoutes(deps: Pick<AppDeps, 'environments'>): FastifyPluginAsync {
+export function environmentsRoutes(deps: EnvironmentsRoutesDeps): FastifyPluginAsync {
   const service = deps.environments;
   const tags = ['environments'];
   return async (plain) => {

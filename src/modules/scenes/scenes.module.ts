@@ -1,4 +1,11 @@
-import type { AppDeps } from '../../app-deps.ts';
+import type { Database } from '../../adapters/db/database.ts';
+import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
+import type { Clock } from '../../clock.ts';
+import type { Changes } from '../../events/changes.ts';
+import type { JobSystem } from '../../jobs/types.ts';
+import type { AssetsService } from '../assets/assets.service.ts';
+import type { PlanCatalog } from '../usage/plans.ts';
+import type { UsageLedger } from '../usage/usage.ledger.ts';
 import type { GenerationEngines } from '../generation/engines.ts';
 import type { InputsResolver } from '../generation/inputs.ts';
 import { pendingKind } from '../generation/pending-sweep.ts';
@@ -6,13 +13,23 @@ import { sceneJobs, sceneVariationJob, sceneVariationJobId } from './scenes.jobs
 import { createScenesRepo } from './scenes.repo.ts';
 import { createScenesService } from './scenes.service.ts';
 
+export interface ScenesModuleDeps {
+  db: Database;
+  storage: ObjectStorage;
+  jobs: JobSystem;
+  clock: Clock;
+  /** ATELIER_IMAGE_LONG_SIDE: the long side of generated images in px. */
+  config: { imageLongSide: number };
+  usage: UsageLedger;
+  assets: AssetsService;
+  plans: PlanCatalog;
+  changes: Changes;
+  inputs: InputsResolver;
+  engines: GenerationEngines;
+}
+
 /** Wires scene forges: repo, service (routes), the variation job and its waiting work (the sweep's). */
-export function createScenesModule(
-  deps: Pick<AppDeps, 'db' | 'storage' | 'jobs' | 'clock' | 'config' | 'usage' | 'assets' | 'plans' | 'changes'> & {
-    inputs: InputsResolver;
-    engines: GenerationEngines;
-  },
-) {
+export function createScenesModule(deps: ScenesModuleDeps) {
   const repo = createScenesRepo(deps.db);
   const service = createScenesService({ ...deps, repo });
   const jobs = sceneJobs({ ...deps, repo, longSide: deps.config.imageLongSide });

@@ -1,7 +1,7 @@
 import { withSort } from '../../http/pagination.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AppDeps } from '../../app-deps.ts';
+import type { ScenesService } from './scenes.service.ts';
 import { principalOf } from '../access/access.auth.ts';
 import { errorResponses } from '../../http/errors.ts';
 import { BrandParams, IdParams } from '../generation/generation.schemas.ts';
@@ -16,8 +16,12 @@ import {
   VariationParams,
 } from './scenes.schemas.ts';
 
+export interface ScenesRoutesDeps {
+  scenes: ScenesService;
+}
+
 /** POST/GET /brands/{brandId}/scene-forges and GET /scene-forges/{id}. */
-export function scenesRoutes(deps: Pick<AppDeps, 'scenes'>): FastifyPluginAsync {
+export function scenesRoutes(deps: ScenesRoutesDeps): FastifyPluginAsync {
   const service = deps.scenes;
   const tags = ['scene-forges'];
   return async (plain) => {

@@ -1,4 +1,12 @@
-import type { AppDeps } from '../../app-deps.ts';
+import type { Database } from '../../adapters/db/database.ts';
+import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
+import type { StorageSettings } from '../../adapters/storage/storage.ts';
+import type { Clock } from '../../clock.ts';
+import type { Changes } from '../../events/changes.ts';
+import type { JobSystem } from '../../jobs/types.ts';
+import type { AssetsService } from '../assets/assets.service.ts';
+import type { PlanCatalog } from '../usage/plans.ts';
+import type { UsageLedger } from '../usage/usage.ledger.ts';
 import { createRunsRepo } from '../generation/runs.repo.ts';
 import { pendingKind } from '../generation/pending-sweep.ts';
 import { videoEnhancementJob, videoEnhancementJobId, videoEnhancementJobs } from './video-enhancements.jobs.ts';
@@ -9,13 +17,23 @@ import { createVideosRepo } from './videos.repo.ts';
 import { videoJobs, videoVariationJob, videoVariationJobId } from './videos.jobs.ts';
 import { createVideosService } from './videos.service.ts';
 
+export interface VideosModuleDeps {
+  db: Database;
+  plans: PlanCatalog;
+  storage: ObjectStorage;
+  jobs: JobSystem;
+  clock: Clock;
+  /** The download links' lifetime (ATELIER_DOWNLOAD_LINK_TTL_SECONDS). */
+  config: { storage: StorageSettings };
+  usage: UsageLedger;
+  assets: AssetsService;
+  changes: Changes;
+  inputs: InputsResolver;
+  engines: Pick<GenerationEngines, 'video' | 'videoEnhancer'>;
+}
+
 /** Wires video generation and image-to-video prompt enhancement: repos, services (routes) and jobs. */
-export function createVideosModule(
-  deps: Pick<AppDeps, 'db' | 'plans' | 'storage' | 'jobs' | 'clock' | 'config' | 'usage' | 'assets' | 'changes'> & {
-    inputs: InputsResolver;
-    engines: Pick<GenerationEngines, 'video' | 'videoEnhancer'>;
-  },
-) {
+export function createVideosModule(deps: VideosModuleDeps) {
   const repo = createVideosRepo(deps.db);
   const service = createVideosService({
     ...deps,

@@ -1,7 +1,8 @@
 import { withSort } from '../../http/pagination.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AppDeps } from '../../app-deps.ts';
+import type { VideoEnhancementsService } from './video-enhancements.service.ts';
+import type { VideosService } from './videos.service.ts';
 import { principalOf } from '../access/access.auth.ts';
 import { errorResponses } from '../../http/errors.ts';
 import { BrandIdParams, BrandParams } from '../generation/generation.schemas.ts';
@@ -15,12 +16,17 @@ import {
   VideoEnhancement,
 } from './videos.schemas.ts';
 
+export interface VideosRoutesDeps {
+  videos: VideosService;
+  videoEnhancements: VideoEnhancementsService;
+}
+
 /**
  * POST /brands/{brandId}/generate-video, GET /brands/{brandId}/generated-videos-groups,
  * GET /generated-videos-groups/{id}, and POST /brands/{brandId}/image-to-video-prompt-enhancements
  * with its GET …/{id} (the spec leaves that path open; docs/decisions.md records it).
  */
-export function videosRoutes(deps: Pick<AppDeps, 'videos' | 'videoEnhancements'>): FastifyPluginAsync {
+export function videosRoutes(deps: VideosRoutesDeps): FastifyPluginAsync {
   const service = deps.videos;
   const enhancements = deps.videoEnhancements;
   const tags = ['videos'];
