@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app-deps.ts';
+import type { Database } from '../../adapters/db/database.ts';
+import type { Clock } from '../../clock.ts';
 import { defineJob, type JobRef } from '../../jobs/types.ts';
 import { createIdempotencyRepo } from './idempotency.repo.ts';
 
@@ -7,8 +8,13 @@ export const purgeIdempotencyKeysJob: JobRef = { name: 'idempotency.purge', payl
 /** How often keys past their 24 hours are removed. */
 const PURGE_EVERY_MS = 3_600_000;
 
+export interface IdempotencyModuleDeps {
+  db: Database;
+  clock: Clock;
+}
+
 /** Wires the Idempotency-Key store (idempotency.hook.ts): its repo and the hourly purge. */
-export function createIdempotencyModule(deps: Pick<AppDeps, 'db' | 'clock'>) {
+export function createIdempotencyModule(deps: IdempotencyModuleDeps) {
   const repo = createIdempotencyRepo(deps.db);
   const jobs = [
     defineJob({

@@ -1,14 +1,28 @@
-import type { AppDeps } from '../../app-deps.ts';
+import type { Database } from '../../adapters/db/database.ts';
+import type { Fetcher } from '../../adapters/fetch/fetcher.ts';
+import type { Clock } from '../../clock.ts';
+import type { JobSystem } from '../../jobs/types.ts';
+import type { AccessService } from '../access/access.service.ts';
 import { webhookJobs, DeliverWebhook } from './webhooks.jobs.ts';
 import { createWebhooksRepo } from './webhooks.repo.ts';
 import { createWebhooksService } from './webhooks.service.ts';
+
+export interface WebhooksModuleDeps {
+  db: Database;
+  clock: Clock;
+  fetcher: Fetcher;
+  jobs: JobSystem;
+  /** ATELIER_WEBHOOK_RETRY_SCHEDULE: delays between delivery attempts. */
+  config: { webhooks: { retryScheduleMs: readonly number[] } };
+  access: AccessService;
+}
 
 /**
  * Signed webhooks (docs/decisions.md "Webhooks"): an organization's endpoints, the change sink that
  * turns terminal transitions into deliveries, and the delivery job. deps.ts registers the jobs and
  * adds `service.onChange` as a sink of `deps.changes`.
  */
-export function createWebhooksModule(deps: Pick<AppDeps, 'db' | 'clock' | 'fetcher' | 'jobs' | 'config' | 'access'>) {
+export function createWebhooksModule(deps: WebhooksModuleDeps) {
   const repo = createWebhooksRepo(deps.db);
   const service = createWebhooksService({
     clock: deps.clock,

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app-deps.ts';
 import { principalOf } from '../access/access.auth.ts';
 import { badRequest, conflict, errorResponses, notFound } from '../../http/errors.ts';
 import { pageInfo, pageLinks, pageOffset } from '../../http/pagination.ts';
@@ -18,7 +17,12 @@ import {
   WebhookEndpointList,
   WebhookEndpointWithSecret,
 } from './webhooks.schemas.ts';
-import { EndpointLimitError, EndpointNotFoundError, WebhookInputError } from './webhooks.service.ts';
+import {
+  EndpointLimitError,
+  EndpointNotFoundError,
+  WebhookInputError,
+  type WebhooksService,
+} from './webhooks.service.ts';
 
 /** Endpoints an organization may have through the API: every event is one POST per endpoint. */
 export const MAX_ENDPOINTS_PER_ORG = 20;
@@ -38,12 +42,18 @@ const mapped = <T>(p: Promise<T>): Promise<T> =>
     throw asHttpError(err);
   });
 
+export interface WebhooksRoutesDeps {
+  webhooks: WebhooksService;
+  /** The API's public base URL (Location headers). */
+  config: { publicUrl: string };
+}
+
 /**
  * The organization's webhook endpoints (docs/decisions.md "Webhooks"): `webhooks:manage` only
  * (admins and owners; a member's or viewer's key gets 403), another organization's endpoint is a
  * 404. Secrets appear only in the answers of create and rotate-secret.
  */
-export function webhooksRoutes(deps: Pick<AppDeps, 'webhooks' | 'config'>): FastifyPluginAsync {
+export function webhooksRoutes(deps: WebhooksRoutesDeps): FastifyPluginAsync {
   const { webhooks } = deps;
   const baseUrl = `${deps.config.publicUrl}/v1/webhook-endpoints`;
   const config = { permission: 'webhooks:manage' } as const;
