@@ -27,9 +27,10 @@ import type { WebhooksService } from './modules/webhooks/webhooks.service.ts';
 import type { ConsoleService } from './modules/console/console.service.ts';
 
 /**
- * Everything the HTTP app needs; built once by `createDeps` (deps.ts), or by tests. Routes and
- * modules take what they use with `Pick<AppDeps, ...>`; this file sits below them (it imports only
- * types), so none of them imports app.ts.
+ * Everything the HTTP app needs; built once by `createDeps` (deps.ts), or by tests. This is wiring:
+ * routes and modules below it never import it. Each declares the dependencies it takes as its own
+ * small interface (`BrandsRoutesDeps`, `ScenesModuleDeps`...), typed from the files that define
+ * them, and AppDeps is structurally assignable to each.
  */
 export interface AppDeps {
   config: Config;

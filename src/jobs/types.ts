@@ -8,7 +8,7 @@ import type { Static, TSchema } from 'typebox';
  *
  *   // assets.jobs.ts
  *   export const ProcessAsset = { name: 'assets.process', payload: Type.Object({ assetId: Type.String() }) };
- *   export const assetJobs = (deps: Pick<AppDeps, 'db' | 'storage'>) => [
+ *   export const assetJobs = (deps: { db: Database; storage: ObjectStorage }) => [
  *     defineJob({ ...ProcessAsset, queue: 'media', timeoutMs: 300_000,
  *       handler: async ({ assetId }, ctx) => { ... pending -> processing -> complete ... },
  *       onFailed: async ({ assetId }, err) => { ... mark the asset failed ... } }),
