@@ -2,6 +2,8 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../adapters/db/database.ts';
 import { affected, fromJson } from '../../adapters/db/columns.ts';
 import type { DB } from '../../adapters/db/schema.ts';
+import { createAssetsRepo } from '../assets/assets.repo.ts';
+import { createBrandsRepo } from '../brands/brands.repo.ts';
 import type { BrandDnaSourcesTable, BrandDnaVersionsTable } from './brand-dna.tables.ts';
 
 export type VersionRow = BrandDnaVersionsTable;
@@ -24,6 +26,9 @@ export interface AssetFacts {
 
 export function createBrandDnaRepo(db: Database) {
   const k = db.kysely;
+  // The brands' and assets' own reads (their modules own the tables).
+  const brands = createBrandsRepo(db);
+  const assets = createAssetsRepo(db);
 
   /**
    * Serializes the writes of one brand's versions: on PostgreSQL a row lock on the brand (so two
@@ -59,13 +64,8 @@ export function createBrandDnaRepo(db: Database) {
 
   return {
     async brandExists(orgId: string, brandId: string) {
-      const r = await k
-        .selectFrom('brands')
-        .select(['id', 'name'])
-        .where('id', '=', brandId)
-        .where('organization_id', '=', orgId)
-        .executeTakeFirst();
-      return r;
+      const r = await brands.find(orgId, brandId);
+      return r && { id: r.id, name: r.name };
     },
 
     /** The brand's own fields, which the extraction merges as a source of their own. */
@@ -87,24 +87,7 @@ export function createBrandDnaRepo(db: Database) {
     },
 
     async assetsIn(orgId: string, ids: string[]): Promise<AssetFacts[]> {
-      if (ids.length === 0) return [];
-      return k
-        .selectFrom('assets')
-        .select([
-          'id',
-          'organization_id',
-          'type',
-          'status',
-          'detected_format',
-          'storage_key',
-          'file_name',
-          'description',
-          'tags',
-          'extra',
-        ])
-        .where('organization_id', '=', orgId)
-        .where('id', 'in', ids)
-        .execute();
+      return assets.getAssets(orgId, ids);
     },
 
     /** Inserts a version with the next number of its brand, and its sources, in one transaction. */

@@ -5,7 +5,9 @@ import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
 import { readToBuffer } from '../../adapters/storage/storage.ts';
 import { forbidden, notFound, unprocessable } from '../../http/errors.ts';
 import type { Principal } from '../access/access.service.ts';
+import { createAssetsRepo } from '../assets/assets.repo.ts';
 import type { BrandDnaService } from '../brand-dna/brand-dna.service.ts';
+import { createBrandsRepo } from '../brands/brands.repo.ts';
 import type { PlanCatalog } from '../usage/plans.ts';
 
 /**
@@ -104,17 +106,14 @@ export function assetInputOf(row: AssetInputColumns): AssetInput {
 }
 
 export function createInputsResolver(deps: InputsDeps) {
-  const { db } = deps;
+  // The brands' and assets' own reads (their modules own the tables).
+  const brands = createBrandsRepo(deps.db);
+  const assetRows = createAssetsRepo(deps.db);
 
   async function brandOf(orgId: string, brandId: string) {
-    const brand = await db.kysely
-      .selectFrom('brands')
-      .select(['id', 'name', 'industry', 'logo_asset_id'])
-      .where('organization_id', '=', orgId)
-      .where('id', '=', brandId.toLowerCase())
-      .executeTakeFirst();
+    const brand = await brands.find(orgId, brandId.toLowerCase());
     if (!brand) throw notFound(`Brand ${brandId} not found`, 'BRAND_NOT_FOUND');
-    return brand;
+    return { id: brand.id, name: brand.name, industry: brand.industry, logo_asset_id: brand.logo_asset_id };
   }
 
   /**
@@ -125,22 +124,7 @@ export function createInputsResolver(deps: InputsDeps) {
   async function assets(orgId: string, ids: string[], field: string): Promise<AssetInput[]> {
     const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
     if (wanted.length === 0) return [];
-    const rows = await db.kysely
-      .selectFrom('assets')
-      .select([
-        'id',
-        'type',
-        'status',
-        'storage_key',
-        'file_name',
-        'description',
-        'tags',
-        'auto_tags',
-        'detected_format',
-      ])
-      .where('organization_id', '=', orgId)
-      .where('id', 'in', wanted)
-      .execute();
+    const rows = await assetRows.getAssets(orgId, wanted);
     const byId = new Map(rows.map((r) => [r.id, r]));
     return wanted.map((id) => {
       const row = byId.get(id);

@@ -1,6 +1,7 @@
 import { fromJson } from '../../adapters/db/columns.ts';
 import type { Database } from '../../adapters/db/database.ts';
 import type { AssetExtra } from '../assets/assets.presenter.ts';
+import { createAssetsRepo } from '../assets/assets.repo.ts';
 import { type AssetInput, assetInputOf, type DnaInput } from '../generation/inputs.ts';
 import type { NormalizedVideoRequest, VideoAssetFacts } from './video-rules.ts';
 
@@ -40,27 +41,7 @@ export async function lookUpVideoAssets(
 ): Promise<Map<string, LookedUpAsset>> {
   const out = new Map<string, LookedUpAsset>();
   if (ids.length === 0) return out;
-  const rows = await db.kysely
-    .selectFrom('assets')
-    .select([
-      'id',
-      'type',
-      'status',
-      'origin',
-      'storage_key',
-      'file_name',
-      'file_type',
-      'file_size',
-      'detected_format',
-      'duration',
-      'extra',
-      'description',
-      'tags',
-      'auto_tags',
-    ])
-    .where('organization_id', '=', orgId)
-    .where('id', 'in', ids)
-    .execute();
+  const rows = await createAssetsRepo(db).getAssets(orgId, ids);
   for (const row of rows) {
     const extra = fromJson<AssetExtra>(row.extra, {});
     out.set(row.id, {
