@@ -191,22 +191,23 @@ export function backdropStats(rgb: Uint8Array, width: number, height: number): B
   let g = 0;
   let b = 0;
   let count = 0;
-  const diffs: number[] = [];
+  // A typed array sorts numerically in native code (a number[] with a comparator was
+  // forge's engine CPU, ~7 %); the values and so the median are the same.
+  const diffs = new Float64Array(Math.ceil(height / step) * Math.ceil(Math.max(0, width - 1) / step));
   for (let y = 0; y < height; y += step) {
     for (let x = 0; x < width - 1; x += step) {
       const i = (y * width + x) * 3;
       r += rgb[i]!;
       g += rgb[i + 1]!;
       b += rgb[i + 2]!;
-      count++;
       const l0 = luma(rgb[i]!, rgb[i + 1]!, rgb[i + 2]!);
       const l1 = luma(rgb[i + 3]!, rgb[i + 4]!, rgb[i + 5]!);
-      diffs.push(Math.abs(l0 - l1));
+      diffs[count++] = Math.abs(l0 - l1);
     }
   }
-  diffs.sort((a, c) => a - c);
+  const sorted = diffs.subarray(0, count).sort();
   // Median absolute difference of neighbours: grain, not edges (edges are the rare large ones).
-  const mad = diffs[diffs.length >> 1] ?? 0;
+  const mad = sorted[count >> 1] ?? 0;
   const mean: [number, number, number] = [r / count, g / count, b / count];
   return { mean, meanLuma: luma(...mean), grain: (mad * 1.4826) / Math.SQRT2 };
 }
