@@ -168,7 +168,7 @@ export interface JobSystem {
   queueStats(): Promise<QueueStats[]>;
   /**
    * Graceful stop: no new claims, waits for running jobs up to the grace bound, then aborts the
-   * rest and hands them back to the queue (see docs/decisions.md, Jobs). Idempotent.
+   * rest and hands them back to the queue (see docs/decisions/jobs.md, Jobs). Idempotent.
    */
   stop(): Promise<void>;
 }

@@ -18,7 +18,7 @@ export interface TestS3 {
 /**
  * Starts s3rver on 127.0.0.1 with a random port, objects in a fresh temp folder, and the bucket
  * created. s3rver's built-in account is S3RVER/S3RVER. Note: it checks a presigned link's expiry but
- * not its SigV4 signature (docs/decisions.md, "Object storage").
+ * not its SigV4 signature (docs/decisions/storage-media-fetch.md, "Object storage").
  */
 export async function startS3rver(bucket = 'atelier-test'): Promise<TestS3> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-s3rver-'));

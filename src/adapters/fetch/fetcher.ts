@@ -11,7 +11,7 @@ import { isPublicAddress } from './address-policy.ts';
  * address policy, then the connection pinned to those checked answers (undici Agent whose socket
  * `lookup` only returns them, so no second DNS query can rebind), SNI and Host left as the
  * original hostname. Redirects are followed by hand, bounded, each target re-checked. Bytes, time,
- * header size and decoded (decompressed) size are bounded. See docs/decisions.md "Outbound fetches".
+ * header size and decoded (decompressed) size are bounded. See docs/decisions/storage-media-fetch.md "Outbound fetches".
  */
 
 export type FetchErrorCode =

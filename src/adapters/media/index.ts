@@ -2,7 +2,7 @@
  * Media processing adapters: what the asset job calls. Every analyzer takes a file path (the job
  * downloads the object to a temp file) and optional limits, and throws MediaError (UNSUPPORTED,
  * CORRUPT, TOO_LARGE, TIMEOUT) for problems with the file; anything else is an infrastructure
- * failure. Decisions (vocabularies, thresholds, polyglots) are in docs/decisions.md, Media processing.
+ * failure. Decisions (vocabularies, thresholds, polyglots) are in docs/decisions/storage-media-fetch.md, Media processing.
  */
 export { type MediaErrorCode, MediaError, isMediaError } from './media-error.ts';
 export { DEFAULT_MEDIA_LIMITS, MAX_UPLOAD_BYTES, type MediaLimits } from './limits.ts';

@@ -8,7 +8,7 @@
 export const IPTC_SOURCE_TYPES = 'http://cv.iptc.org/newscodes/digitalsourcetype/';
 
 /**
- * The terms Atelier uses (which engine claims which: docs/decisions.md, "Content Credentials"):
+ * The terms Atelier uses (which engine claims which: docs/decisions/generation.md, "Content Credentials"):
  * `trainedAlgorithmicMedia` for a provider's model output; `compositeWithTrainedAlgorithmicMedia`
  * for a model's image with the real product photo composited back over it; `compositeSynthetic`
  * for a composite of captured pixels (the product photo) and synthetic ones made without a trained

@@ -40,7 +40,7 @@ export interface S3StorageOptions {
  * Any S3-compatible store through presigned links. Upload links sign Content-Length and
  * Content-Type (X-Amz-SignedHeaders), so a store that verifies SigV4 refuses any other size or type
  * with 403; the confirm step still checks `head().size`, since not every store verifies (s3rver
- * does not, see docs/decisions.md).
+ * does not, see docs/decisions/storage-media-fetch.md).
  */
 export function createS3Storage(o: S3StorageOptions): ObjectStorage {
   const client = new S3Client({

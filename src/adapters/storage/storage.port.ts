@@ -21,7 +21,7 @@ export interface ObjectStorage {
   /**
    * A short-lived GET link (Range supported). `fileName` becomes the Content-Disposition file name,
    * `contentType` overrides the stored type. Links are stable for a few minutes (their expiry is
-   * rounded up, see docs/decisions.md), so polling clients and browsers can cache them.
+   * rounded up, see docs/decisions/storage-media-fetch.md), so polling clients and browsers can cache them.
    */
   createDownloadLink(key: string, o: DownloadLinkOptions): Promise<string>;
 

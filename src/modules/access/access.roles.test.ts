@@ -13,7 +13,7 @@ describe('roles', () => {
     expect([...grantsOf('owner')].sort()).toEqual([...PERMISSIONS].sort());
   });
 
-  it('matches the table in docs/decisions.md', () => {
+  it('matches the table in docs/decisions/access.md', () => {
     expect(grantsOf('viewer')).toEqual(['read']);
     expect(can('member', 'brands:write')).toBe(true);
     expect(can('member', 'generate')).toBe(true);

@@ -1,6 +1,6 @@
 /**
  * Roles a user holds in their organization, and what each may do. A key acts with its owner's
- * live role. Documented in docs/decisions.md ("Roles").
+ * live role. Documented in docs/decisions/access.md ("Roles").
  */
 export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];

@@ -11,7 +11,7 @@ const PRODUCED_BY = [
 ] as const;
 
 /**
- * Deletes an asset and its stored objects (console only, docs/decisions.md "Console: sessions and
+ * Deletes an asset and its stored objects (console only, docs/decisions/access.md "Console: sessions and
  * keys"). Refused with 409 `ASSET_BUSY` while it is being processed, and 409 `ASSET_IN_USE` when
  * it is the result of a generation (those go with their brand). A brand whose logo it was loses
  * its logo; forges that used it as an input keep its id.

@@ -32,7 +32,7 @@ export const QualityTag = Type.Object({
 });
 
 /**
- * An extension of the spec's Asset (docs/decisions.md, "Content Credentials"): what the Content
+ * An extension of the spec's Asset (docs/decisions/generation.md, "Content Credentials"): what the Content
  * Credentials (C2PA) embedded in a generated file claim, read back from the file when it was stored.
  */
 export const ContentCredentialsSchema = Type.Object(

@@ -3,7 +3,7 @@ import { colorsInCss } from './color.ts';
 /**
  * Colours and fonts of a web page's style sheets, weighted by what they style. A small linear CSS
  * scanner (rules, nested rules, @media/@supports groups, @font-face; comments, strings and
- * parentheses respected) feeds pure scoring rules, documented in docs/decisions.md (Brand DNA):
+ * parentheses respected) feeds pure scoring rules, documented in docs/decisions/brand-dna.md (Brand DNA):
  * buttons, brand bars, links and headings beat borders and shadows; status colours (error,
  * success...) and hover states count little; custom properties named like brand colours count a lot.
  */

@@ -67,7 +67,7 @@ export interface AssetSource {
   extra: AssetExtra;
 }
 
-/** Bounds of URL sources (docs/decisions.md, Brand DNA). */
+/** Bounds of URL sources (docs/decisions/brand-dna.md, Brand DNA). */
 export const URL_LIMITS = {
   pageBytes: 5 * 1024 * 1024,
   pageTimeoutMs: 20_000,

@@ -55,7 +55,7 @@ export interface SourceFindings {
   pageCount?: number;
 }
 
-/** Weight of each source type per aspect (docs/decisions.md, Brand DNA). */
+/** Weight of each source type per aspect (docs/decisions/brand-dna.md, Brand DNA). */
 export const SOURCE_WEIGHTS = {
   palette: { url: 1, pdf: 1, document: 1, image: 0.5, video: 0.4, font: 0 } as Record<SourceType, number>,
   /** Multiplier for explicit colour specs and for logo assets' pixels. */

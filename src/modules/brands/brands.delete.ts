@@ -18,7 +18,7 @@ const RUNNING = {
 } as const;
 
 /**
- * Deletes a brand with everything under it (console only, docs/decisions.md "Console: sessions
+ * Deletes a brand with everything under it (console only, docs/decisions/access.md "Console: sessions
  * and keys"): its assets (generated ones included) and their stored objects, URL extractions,
  * Brand DNA versions, scene forges, environments, enhancements and videos. Refused with 409
  * `BRAND_BUSY` while any of that work is still queued or running. Usage already counted stays.

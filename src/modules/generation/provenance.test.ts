@@ -11,7 +11,7 @@ const input = (assetId: string): AssetInput => ({
   colors: [],
 });
 
-describe('the digital source type each engine claims (docs/decisions.md, "Content Credentials")', () => {
+describe('the digital source type each engine claims (docs/decisions/generation.md, "Content Credentials")', () => {
   it('the local scene engine: compositeSynthetic, the products and the environment placed', () => {
     const p = sceneProvenance(
       { engine: 'local', warnings: [] },

@@ -4,7 +4,7 @@ import type { AssetInput } from './inputs.ts';
 /**
  * What a generation says about the file it stores (Content Credentials, src/adapters/provenance):
  * the IPTC digital source type that is true of the engine that made it, and how its inputs went
- * into it. The choices (docs/decisions.md, "Content Credentials"):
+ * into it. The choices (docs/decisions/generation.md, "Content Credentials"):
  * - the local scene and video engines composite the real product photo (and the backdrop or the
  *   start frame) with pixels computed without a trained model: `compositeSynthetic`, every input a
  *   `componentOf` ingredient with a `c2pa.placed` action;

@@ -8,7 +8,7 @@ import type { ResourceChange } from '../../events/changes.ts';
  * reads the same. The body is the Standard Webhooks shape `{ type, timestamp, data }` with only
  * the resource's identity in `data`: the receiver GETs the resource for its details (the full
  * representation carries signed download links that expire, and a small payload stays cheap to
- * store, sign and retry). See docs/decisions.md "Webhooks".
+ * store, sign and retry). See docs/decisions/integrations.md "Webhooks".
  */
 
 export const TEST_EVENT = 'webhook.test';

@@ -18,7 +18,7 @@ export interface WebhooksModuleDeps {
 }
 
 /**
- * Signed webhooks (docs/decisions.md "Webhooks"): an organization's endpoints, the change sink that
+ * Signed webhooks (docs/decisions/integrations.md "Webhooks"): an organization's endpoints, the change sink that
  * turns terminal transitions into deliveries, and the delivery job. deps.ts registers the jobs and
  * adds `service.onChange` as a sink of `deps.changes`.
  */

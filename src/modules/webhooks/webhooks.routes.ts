@@ -49,7 +49,7 @@ export interface WebhooksRoutesDeps {
 }
 
 /**
- * The organization's webhook endpoints (docs/decisions.md "Webhooks"): `webhooks:manage` only
+ * The organization's webhook endpoints (docs/decisions/integrations.md "Webhooks"): `webhooks:manage` only
  * (admins and owners; a member's or viewer's key gets 403), another organization's endpoint is a
  * 404. Secrets appear only in the answers of create and rotate-secret.
  */
