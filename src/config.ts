@@ -2,12 +2,8 @@ import fs from 'node:fs';
 import { availableParallelism } from 'node:os';
 import ipaddr from 'ipaddr.js';
 import path from 'node:path';
-import {
-  IMAGE_ENGINES,
-  type ImageEngineConfig,
-  type SceneEngineSettings,
-  toSceneEngineSettings,
-} from './engines/image/index.ts';
+import { IMAGE_PROVIDERS, type SceneEngineSettings } from './engines/image/index.ts';
+import { ConfigError, type Env, int, oneOf, str, url } from './engines/shared/env-settings.ts';
 import {
   toVideoEngineSettings,
   VIDEO_ENGINES,
@@ -20,6 +16,8 @@ import type { LogSettings } from './adapters/log/logger.ts';
 import type { StorageSettings } from './adapters/storage/storage.ts';
 import type { MetricsSettings } from './http/metrics-listener.ts';
 import type { AtelierEnv } from './modules/access/access.keys.ts';
+
+export { ConfigError, redact } from './engines/shared/env-settings.ts';
 
 /**
  * Every setting Atelier reads, parsed once at start. An invalid value stops the start with a
@@ -80,7 +78,7 @@ export interface Config {
   llm: LlmSettings;
   /** Long side of generated images in px (ATELIER_IMAGE_LONG_SIDE); the short side follows the aspect ratio. */
   imageLongSide: number;
-  /** The scene engine (IMAGE_ENGINE and its provider's settings); `local` by default. */
+  /** The scene engine (IMAGE_ENGINE and its provider's settings: src/engines/image/providers.ts); `local` by default. */
   imageEngine: SceneEngineSettings;
   /** The video engine (VIDEO_ENGINE...) and the models it renders; the others use `local`. */
   video: VideoSettings;
@@ -226,40 +224,6 @@ function videoSettings(env: Env): VideoSettings {
   };
 }
 
-/**
- * IMAGE_ENGINE and the provider settings, checked here so a bad value stops the start naming the
- * variable (the adapters' own rules: src/engines/image/index.ts).
- */
-function imageEngineSettings(env: Env): SceneEngineSettings {
-  const raw: ImageEngineConfig = {
-    engine: oneOf(env, 'IMAGE_ENGINE', IMAGE_ENGINES, 'local'),
-    baseUrl: url(env, 'IMAGE_API_BASE_URL', ['http:', 'https:']),
-    apiKey: str(env, 'IMAGE_API_KEY'),
-    model: str(env, 'IMAGE_MODEL'),
-    timeoutSeconds: str(env, 'IMAGE_TIMEOUT_SECONDS') ? int(env, 'IMAGE_TIMEOUT_SECONDS', 180, 5, 3600) : undefined,
-    maxRetries: str(env, 'IMAGE_MAX_RETRIES') ? int(env, 'IMAGE_MAX_RETRIES', 2, 0, 10) : undefined,
-    sizes: str(env, 'IMAGE_SIZES')
-      ?.split(',')
-      .map((x) => x.trim())
-      .filter(Boolean),
-    quality: str(env, 'IMAGE_QUALITY'),
-    inputField: str(env, 'IMAGE_INPUT_FIELD'),
-    sizeInput: str(env, 'IMAGE_SIZE_INPUT'),
-    extraInput: str(env, 'IMAGE_EXTRA_INPUT'),
-    comfyUrl: url(env, 'COMFYUI_URL', ['http:', 'https:']),
-    comfyWorkflowFile: str(env, 'COMFYUI_WORKFLOW_FILE'),
-    comfyOutputNode: str(env, 'COMFYUI_OUTPUT_NODE'),
-  };
-  const defined = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined)) as ImageEngineConfig;
-  try {
-    return toSceneEngineSettings(defined);
-  } catch (err) {
-    const message = (err as Error).message;
-    const name = /^([A-Z_]+) /.exec(message)?.[1] ?? 'IMAGE_ENGINE';
-    throw new ConfigError(name, message.slice(name.length + 1));
-  }
-}
-
 export interface LlmSettings {
   /** LLM_BASE_URL: the API root, e.g. https://api.openai.com/v1 (`/chat/completions` is appended). */
   baseUrl: string | undefined;
@@ -280,34 +244,8 @@ function llmSettings(env: Env): LlmSettings {
   return { baseUrl, apiKey, model };
 }
 
-export class ConfigError extends Error {
-  readonly setting: string;
-
-  constructor(setting: string, message: string) {
-    super(`Invalid setting ${setting}: ${message}`);
-    this.setting = setting;
-    this.name = 'ConfigError';
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const ENVS = ['dev', 'staging', 'prod'] as const;
-
-function str(env: Env, name: string): string | undefined {
-  const v = env[name];
-  return v === undefined || v.trim() === '' ? undefined : v.trim();
-}
-
-function int(env: Env, name: string, def: number, min: number, max: number): number {
-  const raw = str(env, name);
-  if (raw === undefined) return def;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
-  const n = Number(raw);
-  if (n < min || n > max) throw new ConfigError(name, `expected ${min}..${max}, got ${n}`);
-  return n;
-}
 
 function httpTimeouts(env: Env): Config['httpTimeouts'] {
   const requestMs = int(env, 'ATELIER_REQUEST_TIMEOUT_SECONDS', 900, 1, 86_400) * 1000;
@@ -381,41 +319,6 @@ function bool(env: Env, name: string, def: boolean): boolean {
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   throw new ConfigError(name, `expected true/false (or 1/0), got "${raw}"`);
-}
-
-function oneOf<T extends string>(env: Env, name: string, values: readonly T[], def: T): T {
-  const raw = str(env, name);
-  if (raw === undefined) return def;
-  if (!(values as readonly string[]).includes(raw)) {
-    throw new ConfigError(name, `expected one of ${values.join(', ')}, got "${raw}"`);
-  }
-  return raw as T;
-}
-
-function url(env: Env, name: string, protocols: string[]): string | undefined {
-  const raw = str(env, name);
-  if (raw === undefined) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(name, `not a valid URL: "${redact(raw)}"`);
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(name, `expected a ${protocols.join(' or ')} URL, got "${parsed.protocol}"`);
-  }
-  return raw;
-}
-
-/** Hides a password in a connection URL before it is printed. */
-export function redact(raw: string): string {
-  try {
-    const u = new URL(raw);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return raw.replace(/\/\/[^@/]*@/, '//***@');
-  }
 }
 
 const S3_SETTINGS = [
@@ -530,7 +433,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     pendingLimitMs: int(env, 'ATELIER_PENDING_LIMIT_MINUTES', 60, 5, 10_080) * 60_000,
     llm: llmSettings(env),
     imageLongSide: int(env, 'ATELIER_IMAGE_LONG_SIDE', 1024, 256, 4096),
-    imageEngine: imageEngineSettings(env),
+    imageEngine: IMAGE_PROVIDERS.parse(env),
     video: videoSettings(env),
     inputLinks: oneOf(env, 'ATELIER_INPUT_LINKS', ['auto', 'on', 'off'] as const, 'auto'),
     longPollMax: int(env, 'ATELIER_LONG_POLL_MAX', 1000, 0, 100_000),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OpenAiFake, startOpenAiImagesFake } from './fakes/openai-images-fake.ts';
 import { SAMPLE_WORKFLOW } from './fakes/comfyui-fake.ts';
-import { createSceneEngine, type SceneEngine, toSceneEngineSettings } from './index.ts';
+import { createSceneEngine, IMAGE_PROVIDERS, type SceneEngine } from './index.ts';
 import { outputSize } from './scene-engine.ts';
 
 let fake: OpenAiFake;
@@ -36,11 +36,11 @@ describe('createSceneEngine', () => {
 
   it('an engine from the factory generates through the fake', async () => {
     const engine = createSceneEngine(
-      toSceneEngineSettings({
-        engine: 'openai-images',
-        baseUrl: fake.baseUrl,
-        apiKey: 'sk-factory-0123456789',
-        timeoutSeconds: 5,
+      IMAGE_PROVIDERS.parse({
+        IMAGE_ENGINE: 'openai-images',
+        IMAGE_API_BASE_URL: fake.baseUrl,
+        IMAGE_API_KEY: 'sk-factory-0123456789',
+        IMAGE_TIMEOUT_SECONDS: '5',
       }),
       { fetcher: fake.fetcher },
     );
@@ -58,19 +58,22 @@ describe('createSceneEngine', () => {
   });
 });
 
-describe('toSceneEngineSettings', () => {
-  it('maps the flat environment configuration', () => {
-    expect(toSceneEngineSettings({ engine: 'local' })).toEqual({ provider: 'local' });
+describe('IMAGE_PROVIDERS.parse', () => {
+  const parse = IMAGE_PROVIDERS.parse;
+
+  it("maps the environment to each provider's settings", () => {
+    expect(parse({})).toEqual({ provider: 'local' });
+    expect(IMAGE_PROVIDERS.kinds).toEqual(['local', 'openai-images', 'fal', 'replicate', 'comfyui']);
     expect(
-      toSceneEngineSettings({
-        engine: 'fal',
-        apiKey: 'k',
-        model: 'fal-ai/flux/dev',
-        sizeInput: 'image_size',
-        inputField: 'none',
-        extraInput: '{"guidance_scale": 3}',
-        timeoutSeconds: 90,
-        maxRetries: 1,
+      parse({
+        IMAGE_ENGINE: 'fal',
+        IMAGE_API_KEY: 'k',
+        IMAGE_MODEL: 'fal-ai/flux/dev',
+        IMAGE_SIZE_INPUT: 'image_size',
+        IMAGE_INPUT_FIELD: 'none',
+        IMAGE_EXTRA_INPUT: '{"guidance_scale": 3}',
+        IMAGE_TIMEOUT_SECONDS: '90',
+        IMAGE_MAX_RETRIES: '1',
       }),
     ).toEqual({
       provider: 'fal',
@@ -82,20 +85,20 @@ describe('toSceneEngineSettings', () => {
       timeoutMs: 90_000,
       maxRetries: 1,
     });
-    expect(toSceneEngineSettings({ engine: 'replicate', apiKey: 'k', inputField: 'none' })).toEqual({
+    expect(parse({ IMAGE_ENGINE: 'replicate', IMAGE_API_KEY: 'k', IMAGE_INPUT_FIELD: 'none' })).toEqual({
       provider: 'replicate',
       apiKey: 'k',
       imageInput: null,
     });
     expect(
-      toSceneEngineSettings({
-        engine: 'comfyui',
-        comfyUrl: 'http://gpu:8188',
-        comfyWorkflowFile: '/w.json',
-        comfyOutputNode: '9',
+      parse({
+        IMAGE_ENGINE: 'comfyui',
+        COMFYUI_URL: 'http://gpu:8188',
+        COMFYUI_WORKFLOW_FILE: '/w.json',
+        COMFYUI_OUTPUT_NODE: '9',
       }),
     ).toEqual({ provider: 'comfyui', baseUrl: 'http://gpu:8188', workflow: '/w.json', outputNode: '9' });
-    expect(toSceneEngineSettings({ engine: 'openai-images', sizes: ['1024x1024'], quality: 'high' })).toEqual({
+    expect(parse({ IMAGE_ENGINE: 'openai-images', IMAGE_SIZES: '1024x1024, ', IMAGE_QUALITY: 'high' })).toEqual({
       provider: 'openai-images',
       sizes: ['1024x1024'],
       quality: 'high',
@@ -103,17 +106,21 @@ describe('toSceneEngineSettings', () => {
   });
 
   it('names the variable at fault', () => {
-    expect(() => toSceneEngineSettings({ engine: 'fal' })).toThrow(/IMAGE_API_KEY is required when IMAGE_ENGINE=fal/);
-    expect(() => toSceneEngineSettings({ engine: 'replicate' })).toThrow(/IMAGE_API_KEY/);
+    expect(() => parse({ IMAGE_ENGINE: 'fal' })).toThrow(/IMAGE_API_KEY: is required when IMAGE_ENGINE=fal/);
+    expect(() => parse({ IMAGE_ENGINE: 'replicate' })).toThrow(/IMAGE_API_KEY/);
     // COMFYUI_WORKFLOW_FILE defaults to the shipped product-in-scene template.
-    expect(toSceneEngineSettings({ engine: 'comfyui' })).toMatchObject({
+    expect(parse({ IMAGE_ENGINE: 'comfyui' })).toMatchObject({
       provider: 'comfyui',
       workflow: expect.stringMatching(/config\/comfyui\/product-in-scene\.json$/),
     });
-    expect(() => toSceneEngineSettings({ engine: 'fal', apiKey: 'k', sizeInput: 'width_height' })).toThrow(
-      /IMAGE_SIZE_INPUT must be one of/,
+    expect(() => parse({ IMAGE_ENGINE: 'fal', IMAGE_API_KEY: 'k', IMAGE_SIZE_INPUT: 'width_height' })).toThrow(
+      /IMAGE_SIZE_INPUT: must be one of/,
     );
-    expect(() => toSceneEngineSettings({ engine: 'fal', apiKey: 'k', extraInput: '[1]' })).toThrow(/IMAGE_EXTRA_INPUT/);
-    expect(() => toSceneEngineSettings({ engine: 'dalle' as 'local' })).toThrow(/IMAGE_ENGINE must be one of/);
+    expect(() => parse({ IMAGE_ENGINE: 'fal', IMAGE_API_KEY: 'k', IMAGE_EXTRA_INPUT: '[1]' })).toThrow(
+      /IMAGE_EXTRA_INPUT/,
+    );
+    // The shared variables are checked whichever engine is chosen.
+    expect(() => parse({ IMAGE_EXTRA_INPUT: '{' })).toThrow(/IMAGE_EXTRA_INPUT: must be a JSON object/);
+    expect(() => parse({ IMAGE_ENGINE: 'dalle' })).toThrow(/IMAGE_ENGINE: expected one of local, openai-images/);
   });
 });

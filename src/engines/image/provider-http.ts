@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import sharp, { type Metadata } from 'sharp';
-import { FetchError, type Fetcher, type FetchResult } from '../../adapters/fetch/fetcher.ts';
+import { createFetcher, FetchError, type Fetcher, type FetchResult } from '../../adapters/fetch/fetcher.ts';
 import type { InputHost } from './provider-inputs.ts';
 import { type EngineWarning, GenerationError, type SceneRequest, type SceneResult } from './scene-engine.ts';
 
@@ -36,6 +36,24 @@ export interface ProviderDeps {
    * or a data URI where it documents them.
    */
   inputHost?: InputHost;
+}
+
+/**
+ * The deps a provider engine is made with, the fetchers defaulted. Provider endpoints are
+ * configured by the operator, not sent by clients, so API calls go through a fetcher that may
+ * reach private addresses (a ComfyUI or an OpenAI-compatible server on the same network is
+ * common); results a provider links to on another origin (CDNs) are downloaded through a
+ * public-only fetcher, without credentials. Every other bound of the one fetcher (time, size,
+ * redirects, schemes) applies to both.
+ */
+export function withDefaultFetchers(deps: Partial<ProviderDeps>): ProviderDeps {
+  return {
+    fetcher: deps.fetcher ?? createFetcher({ allowPrivate: true }),
+    downloadFetcher: deps.downloadFetcher ?? createFetcher(),
+    ...(deps.sleep ? { sleep: deps.sleep } : {}),
+    ...(deps.now ? { now: deps.now } : {}),
+    ...(deps.inputHost ? { inputHost: deps.inputHost } : {}),
+  };
 }
 
 /** Retry and bound knobs every provider's settings accept. */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ComfyFake, SAMPLE_WORKFLOW, startComfyUiFake, validatePrompt } from '../fakes/comfyui-fake.ts';
-import { createSceneEngine, toSceneEngineSettings } from '../index.ts';
+import { createSceneEngine, IMAGE_PROVIDERS } from '../index.ts';
 import { GenerationError, outputSize, type SceneRequest } from '../scene-engine.ts';
 import { placeholdersIn, SCENE_TEMPLATE, substitute as fill, VIDEO_TEMPLATE } from './comfy-client.ts';
 import {
@@ -182,7 +182,10 @@ describe('comfyui scene engine: happy paths', () => {
 
 describe('comfyui shipped templates', () => {
   it('IMAGE_ENGINE=comfyui without COMFYUI_WORKFLOW_FILE runs the shipped product-in-scene template', () => {
-    expect(toSceneEngineSettings({ engine: 'comfyui' })).toEqual({ provider: 'comfyui', workflow: SCENE_TEMPLATE });
+    expect(IMAGE_PROVIDERS.parse({ IMAGE_ENGINE: 'comfyui' })).toEqual({
+      provider: 'comfyui',
+      workflow: SCENE_TEMPLATE,
+    });
     expect(SCENE_TEMPLATE).toMatch(/config\/comfyui\/product-in-scene\.json$/);
     expect(fs.existsSync(SCENE_TEMPLATE)).toBe(true);
   });

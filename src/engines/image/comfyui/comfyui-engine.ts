@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { ifSet, str } from '../../shared/env-settings.ts';
 import {
   contentName,
   createProviderHttp,
@@ -6,6 +7,7 @@ import {
   type ProviderDeps,
   type ProviderLimits,
   providerSceneResult,
+  withDefaultFetchers,
 } from '../provider-http.ts';
 import { toPngInput } from '../provider-inputs.ts';
 import {
@@ -16,6 +18,7 @@ import {
   type SceneRequest,
   type SceneResult,
 } from '../scene-engine.ts';
+import { imageApiEnv, type SceneProvider } from '../scene-provider.ts';
 import {
   type ComfyConnection,
   type ComfyWorkflow,
@@ -278,3 +281,24 @@ async function placedResult(
     engine,
   };
 }
+
+/**
+ * IMAGE_ENGINE=comfyui: COMFYUI_URL (default `http://127.0.0.1:8188`), COMFYUI_WORKFLOW_FILE
+ * (the API-format workflow; default the shipped config/comfyui/product-in-scene.json),
+ * COMFYUI_OUTPUT_NODE (default the first SaveImage output), IMAGE_API_KEY (optional Bearer, for
+ * a proxy in front), IMAGE_TIMEOUT_SECONDS (default 300), IMAGE_MAX_RETRIES.
+ */
+export const comfyUiSceneProvider: SceneProvider<'comfyui', ComfyUiSettings> = {
+  kind: 'comfyui',
+  parseSettings(env) {
+    const api = imageApiEnv(env);
+    return {
+      workflow: str(env, 'COMFYUI_WORKFLOW_FILE') || SCENE_TEMPLATE,
+      ...ifSet('baseUrl', api.comfyUrl),
+      ...ifSet('apiKey', api.apiKey),
+      ...ifSet('outputNode', str(env, 'COMFYUI_OUTPUT_NODE')),
+      ...api.limits,
+    };
+  },
+  create: (settings, deps) => createComfyUiSceneEngine(settings, withDefaultFetchers(deps)),
+};

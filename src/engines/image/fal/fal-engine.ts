@@ -1,4 +1,12 @@
-import { nearestSize, parseRatios, type ProviderDeps, providerSceneResult } from '../provider-http.ts';
+import { ifSet } from '../../shared/env-settings.ts';
+import {
+  nearestSize,
+  parseRatios,
+  type ProviderDeps,
+  providerSceneResult,
+  withDefaultFetchers,
+} from '../provider-http.ts';
+import { imageApiEnv, imageChoice, requiredImageKey, type SceneProvider } from '../scene-provider.ts';
 import {
   ASPECT_RATIOS,
   type EngineWarning,
@@ -218,3 +226,32 @@ function extraInput(extra: Record<string, unknown> | undefined, stringTolerance:
 }
 
 const notSent = (message: string): EngineWarning => ({ code: 'INPUT_NOT_SENT', severity: 'warning', message });
+
+/**
+ * IMAGE_ENGINE=fal: IMAGE_API_KEY (required, sent as `Key`), IMAGE_API_BASE_URL (default
+ * `https://queue.fal.run`), IMAGE_MODEL (the endpoint id, default `fal-ai/flux-pro/kontext`),
+ * IMAGE_INPUT_FIELD (`image_url` default, `image_urls`, `none`), IMAGE_SIZE_INPUT (`aspect_ratio`
+ * default, `image_size`, `none`), IMAGE_EXTRA_INPUT, IMAGE_TIMEOUT_SECONDS, IMAGE_MAX_RETRIES.
+ */
+export const falSceneProvider: SceneProvider<'fal', FalSettings> = {
+  kind: 'fal',
+  parseSettings(env) {
+    const api = imageApiEnv(env);
+    return {
+      apiKey: requiredImageKey(env, 'fal'),
+      ...ifSet('baseUrl', api.baseUrl),
+      ...ifSet('model', api.model),
+      ...ifSet(
+        'imageInput',
+        imageChoice(env, 'IMAGE_INPUT_FIELD', 'fal', ['image_url', 'image_urls', 'none'] as const),
+      ),
+      ...ifSet(
+        'sizeInput',
+        imageChoice(env, 'IMAGE_SIZE_INPUT', 'fal', ['aspect_ratio', 'image_size', 'none'] as const),
+      ),
+      ...ifSet('extraInput', api.extraInput),
+      ...api.limits,
+    };
+  },
+  create: (settings, deps) => createFalSceneEngine(settings, withDefaultFetchers(deps)),
+};

@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { ifSet, str } from '../../shared/env-settings.ts';
 import {
   createProviderHttp,
   encodeMultipart,
@@ -13,9 +14,11 @@ import {
   stainlessRetry,
   trimBase,
   truncateUtf16,
+  withDefaultFetchers,
 } from '../provider-http.ts';
 import { toPngInput } from '../provider-inputs.ts';
 import type { EngineWarning, SceneEngine, SceneRequest, SceneResult } from '../scene-engine.ts';
+import { imageApiEnv, type SceneProvider } from '../scene-provider.ts';
 
 /**
  * Scenes by an OpenAI-compatible Images API (OpenAI gpt-image-* and dall-e-*, Azure OpenAI,
@@ -431,3 +434,31 @@ function inputNote(products: number, backdrop: boolean): string {
 export function withInputNote(prompt: string, products: number, backdrop: boolean): string {
   return prompt + inputNote(products, backdrop);
 }
+
+/**
+ * IMAGE_ENGINE=openai-images: IMAGE_API_BASE_URL (default `https://api.openai.com/v1`; any
+ * OpenAI-compatible Images API root), IMAGE_API_KEY (Bearer), IMAGE_MODEL (default
+ * `gpt-image-1`), IMAGE_SIZES (comma-separated `WxH` sizes the model accepts), IMAGE_QUALITY
+ * (`low`, `medium`, `high`, `auto`; dall-e-3 `standard`, `hd`; unset: not sent),
+ * IMAGE_EXTRA_INPUT (merged into the request), IMAGE_TIMEOUT_SECONDS, IMAGE_MAX_RETRIES.
+ */
+export const openAiImagesProvider: SceneProvider<'openai-images', OpenAiImagesSettings> = {
+  kind: 'openai-images',
+  parseSettings(env) {
+    const api = imageApiEnv(env);
+    const sizes = str(env, 'IMAGE_SIZES')
+      ?.split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
+    return {
+      ...ifSet('baseUrl', api.baseUrl),
+      ...ifSet('apiKey', api.apiKey),
+      ...ifSet('model', api.model),
+      ...ifSet('sizes', sizes?.length ? sizes : undefined),
+      ...ifSet('quality', str(env, 'IMAGE_QUALITY')),
+      ...ifSet('extraParams', api.extraInput),
+      ...api.limits,
+    };
+  },
+  create: (settings, deps) => createOpenAiImagesSceneEngine(settings, withDefaultFetchers(deps)),
+};

@@ -1,3 +1,4 @@
+import { ifSet, str } from '../../shared/env-settings.ts';
 import {
   createProviderHttp,
   nearestSize,
@@ -5,6 +6,7 @@ import {
   type ProviderDeps,
   type ProviderLimits,
   providerSceneResult,
+  withDefaultFetchers,
 } from '../provider-http.ts';
 import { imageInput } from '../provider-inputs.ts';
 import {
@@ -14,6 +16,7 @@ import {
   type SceneRequest,
   type SceneResult,
 } from '../scene-engine.ts';
+import { imageApiEnv, imageChoice, requiredImageKey, type SceneProvider } from '../scene-provider.ts';
 import { createPredictions, LABEL, type PredictionSettings, replicateRetry } from './predictions.ts';
 
 /**
@@ -173,3 +176,31 @@ export function createReplicateSceneEngine(settings: ReplicateSettings, deps: Pr
     },
   };
 }
+
+/**
+ * IMAGE_ENGINE=replicate: IMAGE_API_KEY (required, Bearer), IMAGE_API_BASE_URL (default
+ * `https://api.replicate.com`), IMAGE_MODEL (`owner/name`, `owner/name:version` or a version id,
+ * default `black-forest-labs/flux-kontext-pro`), IMAGE_INPUT_FIELD (the input member of the
+ * product image, default `input_image`; `none`: no image), IMAGE_SIZE_INPUT (`aspect_ratio`
+ * default, `width_height`, `none`), IMAGE_EXTRA_INPUT, IMAGE_TIMEOUT_SECONDS, IMAGE_MAX_RETRIES.
+ */
+export const replicateSceneProvider: SceneProvider<'replicate', ReplicateSettings> = {
+  kind: 'replicate',
+  parseSettings(env) {
+    const api = imageApiEnv(env);
+    const inputField = str(env, 'IMAGE_INPUT_FIELD');
+    return {
+      apiKey: requiredImageKey(env, 'replicate'),
+      ...ifSet('baseUrl', api.baseUrl),
+      ...ifSet('model', api.model),
+      ...(inputField ? { imageInput: inputField === 'none' ? null : inputField } : {}),
+      ...ifSet(
+        'sizeInput',
+        imageChoice(env, 'IMAGE_SIZE_INPUT', 'replicate', ['aspect_ratio', 'width_height', 'none'] as const),
+      ),
+      ...ifSet('extraInput', api.extraInput),
+      ...api.limits,
+    };
+  },
+  create: (settings, deps) => createReplicateSceneEngine(settings, withDefaultFetchers(deps)),
+};
