@@ -1,27 +1,21 @@
-import { Type } from 'typebox';
 import { fromJson, toJson } from '../../adapters/db/columns.ts';
-import type { Clock } from '../../clock.ts';
 import type { SceneAspectRatio, SceneEnhancer, ScenePartner } from '../../engines/text/scene-enhancer.ts';
-import { Uuid } from '../../http/schemas.ts';
-import { defineJob, type JobDefinition, type JobRef } from '../../jobs/types.ts';
-import type { GenerationInputs } from '../generation/inputs.ts';
-import type { RunsRepo } from '../generation/runs.repo.ts';
-import type { UsageLedger } from '../usage/usage.ledger.ts';
+import type { JobDefinition } from '../../jobs/types.ts';
 import { toEnhancementInput } from '../generation/enhancement-input.ts';
-import { type ChangePublisher, publishChange } from '../../events/publish.ts';
+import type { GenerationInputs } from '../generation/inputs.ts';
+import { defineRunKind, type RunJobDeps, runJob } from '../generation/runs.ts';
 
-const Payload = Type.Object({ promptEnhancementId: Uuid });
+/** A scene prompt enhancement run; its job id is `enhancements.scene.<id>`. */
+export const sceneEnhancementRun = defineRunKind({
+  table: 'prompt_enhancements',
+  job: 'enhancements.scene',
+  idKey: 'promptEnhancementId',
+  change: 'scene_prompt_enhancement',
+  pool: 'prompt_enhancements',
+});
 
-/** The job id is `enhancements.scene.<id>`. */
-export const sceneEnhancementJobId = (id: string) => `enhancements.scene.${id}`;
-export const sceneEnhancementJob: JobRef<typeof Payload> = { name: 'enhancements.scene', payload: Payload };
-
-export interface EnhancementJobsDeps {
-  repo: RunsRepo<'prompt_enhancements'>;
+export interface EnhancementJobsDeps extends RunJobDeps<'prompt_enhancements'> {
   enhancer: SceneEnhancer;
-  usage: Pick<UsageLedger, 'commit' | 'release'>;
-  clock: Clock;
-  changes: ChangePublisher;
 }
 
 /**
@@ -31,21 +25,11 @@ export interface EnhancementJobsDeps {
  * fails after the retries is `failed` with ENHANCEMENT_FAILED and its unit released.
  */
 export function enhancementJobs(deps: EnhancementJobsDeps): JobDefinition[] {
-  const now = () => deps.clock().toISOString();
-  /** Announces the run as it is now (long-poll, webhooks); after the transition committed. */
-  const changed = (id: string) => publishChange(deps, 'scene_prompt_enhancement', () => deps.repo.byId(id));
   return [
-    defineJob({
-      ...sceneEnhancementJob,
-      queue: 'generation',
-      attempts: 3,
+    runJob(sceneEnhancementRun, deps, {
       backoffMs: 1000,
       timeoutMs: 120_000,
-      async handler({ promptEnhancementId: id }, ctx) {
-        if (!(await deps.repo.start(id, now()))) return;
-        const row = await deps.repo.byId(id);
-        if (!row) return;
-        await publishChange(deps, 'scene_prompt_enhancement', row);
+      async run(row, ctx) {
         const inputs = fromJson<GenerationInputs>(row.context, null as never);
         const result = await deps.enhancer.enhance(
           toEnhancementInput(
@@ -56,32 +40,15 @@ export function enhancementJobs(deps: EnhancementJobsDeps): JobDefinition[] {
           ),
           { signal: ctx.signal },
         );
-        const finished = await deps.repo.finish(
-          id,
-          'completed',
-          {
-            optimized_prompt: result.optimizedPrompt,
-            theme: result.theme,
-            warnings: toJson(result.warnings),
-            engine: result.engine,
-          },
-          now(),
-        );
-        if (finished && row.reservation_id) await deps.usage.commit(row.reservation_id);
-        if (finished) await changed(id);
+        return {
+          optimized_prompt: result.optimizedPrompt,
+          theme: result.theme,
+          warnings: toJson(result.warnings),
+          engine: result.engine,
+        };
       },
-      async onFailed({ promptEnhancementId: id }, error, ctx) {
-        ctx.log.error({ promptEnhancementId: id, err: error.message }, 'prompt enhancement failed after retries');
-        const row = await deps.repo.byId(id);
-        const failed = await deps.repo.finish(
-          id,
-          'failed',
-          { error_code: 'ENHANCEMENT_FAILED', error_message: 'The prompt could not be enhanced; try again' },
-          now(),
-        );
-        if (failed && row?.reservation_id) await deps.usage.release(row.reservation_id);
-        if (failed) await changed(id);
-      },
+      failure: () => ({ code: 'ENHANCEMENT_FAILED', message: 'The prompt could not be enhanced; try again' }),
+      failedLog: 'prompt enhancement failed after retries',
     }),
   ];
 }

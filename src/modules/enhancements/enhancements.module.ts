@@ -6,8 +6,8 @@ import type { UsageLedger } from '../usage/usage.ledger.ts';
 import type { SceneEnhancer } from '../../engines/text/scene-enhancer.ts';
 import type { InputsResolver } from '../generation/inputs.ts';
 import { createRunsRepo } from '../generation/runs.repo.ts';
-import { pendingKind } from '../generation/pending-sweep.ts';
-import { enhancementJobs, sceneEnhancementJob, sceneEnhancementJobId } from './enhancements.jobs.ts';
+import { pendingRuns } from '../generation/runs.ts';
+import { enhancementJobs, sceneEnhancementRun } from './enhancements.jobs.ts';
 import { createEnhancementsService } from './enhancements.service.ts';
 
 export interface EnhancementsModuleDeps {
@@ -25,11 +25,6 @@ export function createEnhancementsModule(deps: EnhancementsModuleDeps) {
   const repo = createRunsRepo(deps.db, 'prompt_enhancements');
   const service = createEnhancementsService({ ...deps, repo });
   const jobs = enhancementJobs({ ...deps, repo });
-  const pending = [
-    pendingKind(jobs, sceneEnhancementJob, 'prompt_enhancements', (r) => ({
-      payload: { promptEnhancementId: r.id },
-      jobId: sceneEnhancementJobId(r.id as string),
-    })),
-  ];
+  const pending = [pendingRuns(jobs, sceneEnhancementRun)];
   return { service, jobs, pending };
 }

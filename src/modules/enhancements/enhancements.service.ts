@@ -1,28 +1,17 @@
-import { randomUUID } from 'node:crypto';
-import type { Clock } from '../../clock.ts';
 import { fromJson, toJson } from '../../adapters/db/columns.ts';
 import { fieldError, notFound } from '../../http/errors.ts';
 import { textProblem } from '../../http/schemas.ts';
-import type { JobSystem } from '../../jobs/types.ts';
 import type { Principal } from '../access/access.service.ts';
 import type { Warning } from '../generation/generation.schemas.ts';
 import type { PromptEnhancementsTable } from './enhancements.tables.ts';
 import type { InputsResolver } from '../generation/inputs.ts';
-import { lifecycleMembers, pendingLifecycle } from '../generation/lifecycle.ts';
-import { reserveUnits, writeOrRelease } from '../generation/quota.ts';
-import type { RunsRepo } from '../generation/runs.repo.ts';
-import type { UsageLedger } from '../usage/usage.ledger.ts';
-import { sceneEnhancementJob, sceneEnhancementJobId } from './enhancements.jobs.ts';
+import { lifecycleMembers } from '../generation/lifecycle.ts';
+import { createRun, type CreateRunDeps } from '../generation/runs.ts';
+import { sceneEnhancementRun } from './enhancements.jobs.ts';
 import type { CreateSceneEnhancementBody, SceneEnhancement } from './enhancements.schemas.ts';
 
-export const ENHANCEMENT_POOL = 'prompt_enhancements';
-
-export interface EnhancementsServiceDeps {
-  repo: RunsRepo<'prompt_enhancements'>;
+export interface EnhancementsServiceDeps extends CreateRunDeps<'prompt_enhancements'> {
   inputs: InputsResolver;
-  usage: Pick<UsageLedger, 'reserve' | 'release'>;
-  jobs: Pick<JobSystem, 'enqueue'>;
-  clock: Clock;
 }
 
 function present(row: PromptEnhancementsTable): SceneEnhancement {
@@ -49,12 +38,7 @@ export function createEnhancementsService(deps: EnhancementsServiceDeps) {
       const problem = textProblem(body.originalPrompt, true);
       if (problem) throw fieldError('body.originalPrompt', problem);
       const { inputs, useBrandDna } = await deps.inputs.resolve(p, brandId, body);
-      const id = randomUUID();
-      const [reservationId] = await reserveUnits(deps.usage, p.org.id, ENHANCEMENT_POOL, [id]);
-      const at = deps.clock().toISOString();
-      const row: PromptEnhancementsTable = {
-        id,
-        organization_id: p.org.id,
+      const row = await createRun(deps, sceneEnhancementRun, p.org.id, () => ({
         brand_id: inputs.brand.id,
         kind: 'scene',
         original_prompt: body.originalPrompt,
@@ -68,23 +52,8 @@ export function createEnhancementsService(deps: EnhancementsServiceDeps) {
         brand_dna_version_id: inputs.dna?.versionId ?? null,
         context: toJson(inputs),
         warnings: '[]',
-        reservation_id: reservationId ?? null,
         engine: null,
-        ...pendingLifecycle(at),
-      };
-      await writeOrRelease(
-        deps.usage,
-        [reservationId],
-        async () => {
-          await repo.insert(row);
-          await deps.jobs.enqueue(
-            sceneEnhancementJob,
-            { promptEnhancementId: id },
-            { jobId: sceneEnhancementJobId(id) },
-          );
-        },
-        () => repo.delete(id),
-      );
+      }));
       return present(row);
     },
 

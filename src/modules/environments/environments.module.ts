@@ -6,8 +6,8 @@ import type { AssetsService } from '../assets/assets.service.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
 import type { GenerationEngines } from '../generation/engines.ts';
 import type { InputsResolver } from '../generation/inputs.ts';
-import { pendingKind } from '../generation/pending-sweep.ts';
-import { environmentJob, environmentJobId, environmentJobs } from './environments.jobs.ts';
+import { pendingRuns } from '../generation/runs.ts';
+import { environmentJobs, environmentRun } from './environments.jobs.ts';
 import { createEnvironmentsRepo } from './environments.repo.ts';
 import { createEnvironmentsService } from './environments.service.ts';
 
@@ -29,11 +29,6 @@ export function createEnvironmentsModule(deps: EnvironmentsModuleDeps) {
   const repo = createEnvironmentsRepo(deps.db);
   const service = createEnvironmentsService({ ...deps, repo });
   const jobs = environmentJobs({ ...deps, repo, longSide: deps.config.imageLongSide });
-  const pending = [
-    pendingKind(jobs, environmentJob, 'environment_generations', (r) => ({
-      payload: { environmentGenerationId: r.id },
-      jobId: environmentJobId(r.id as string),
-    })),
-  ];
+  const pending = [pendingRuns(jobs, environmentRun)];
   return { service, jobs, pending };
 }

@@ -1,29 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../../clock.ts';
 import { toJson } from '../../adapters/db/columns.ts';
 import { fieldError, notFound } from '../../http/errors.ts';
 import { textProblem } from '../../http/schemas.ts';
-import type { JobSystem } from '../../jobs/types.ts';
 import type { Principal } from '../access/access.service.ts';
 import type { AssetsService } from '../assets/assets.service.ts';
 import type { InputsResolver } from '../generation/inputs.ts';
-import { assetRef, lifecycleMembers, pendingLifecycle } from '../generation/lifecycle.ts';
-import { reserveUnits, writeOrRelease } from '../generation/quota.ts';
+import { assetRef, lifecycleMembers } from '../generation/lifecycle.ts';
 import { seedOf } from '../generation/rollup.ts';
-import type { UsageLedger } from '../usage/usage.ledger.ts';
-import { environmentJob, environmentJobId } from './environments.jobs.ts';
-import type { EnvironmentRow, EnvironmentsRepo } from './environments.repo.ts';
+import { createRun, type CreateRunDeps } from '../generation/runs.ts';
+import { environmentRun } from './environments.jobs.ts';
+import type { EnvironmentRow } from './environments.repo.ts';
 import type { CreateEnvironmentBody, EnvironmentGeneration } from './environments.schemas.ts';
 
-export const ENVIRONMENT_POOL = 'environment_generations';
-
-export interface EnvironmentsServiceDeps {
-  repo: EnvironmentsRepo;
+export interface EnvironmentsServiceDeps extends CreateRunDeps<'environment_generations'> {
   inputs: InputsResolver;
-  usage: Pick<UsageLedger, 'reserve' | 'release'>;
-  jobs: Pick<JobSystem, 'enqueue'>;
   assets: Pick<AssetsService, 'refs'>;
-  clock: Clock;
 }
 
 /** Environment generation: a backdrop image from a prompt, stored as an `environment` asset. */
@@ -54,30 +45,14 @@ export function createEnvironmentsService(deps: EnvironmentsServiceDeps) {
       if (problem) throw fieldError('body.prompt', problem);
       // No useBrandDna member: the brand's active DNA (palette) is used whenever the plan has it.
       const { inputs } = await deps.inputs.resolve(p, brandId, {});
-      const id = randomUUID();
-      const [reservationId] = await reserveUnits(deps.usage, p.org.id, ENVIRONMENT_POOL, [id]);
-      const at = deps.clock().toISOString();
-      const row: EnvironmentRow = {
-        id,
-        organization_id: p.org.id,
+      const row = await createRun(deps, environmentRun, p.org.id, (id) => ({
         brand_id: inputs.brand.id,
         prompt: body.prompt,
         context: toJson(inputs),
         seed: seedOf(id),
         asset_id: randomUUID(),
-        reservation_id: reservationId ?? null,
         engine: null,
-        ...pendingLifecycle(at),
-      };
-      await writeOrRelease(
-        deps.usage,
-        [reservationId],
-        async () => {
-          await repo.insert(row);
-          await deps.jobs.enqueue(environmentJob, { environmentGenerationId: id }, { jobId: environmentJobId(id) });
-        },
-        () => repo.delete(id),
-      );
+      }));
       return present(row);
     },
 

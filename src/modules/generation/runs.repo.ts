@@ -6,6 +6,7 @@ interface Lifecycle {
   id: string;
   organization_id: string;
   status: string;
+  reservation_id: string | null;
   updated_at: string;
   completed_at: string | null;
   failed_at: string | null;

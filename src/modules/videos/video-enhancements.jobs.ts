@@ -1,27 +1,25 @@
-import { Type } from 'typebox';
 import { fromJson, toJson } from '../../adapters/db/columns.ts';
-import type { Clock } from '../../clock.ts';
 import {
   type VideoAspectRatio,
   type VideoEnhancementInput,
   type VideoEnhancer,
   videoPromptMax,
 } from '../../engines/text/video-enhancer.ts';
-import { Uuid } from '../../http/schemas.ts';
-import { defineJob, type JobDefinition, type JobRef } from '../../jobs/types.ts';
+import type { JobDefinition } from '../../jobs/types.ts';
 import { assetContext, brandContext } from '../generation/enhancement-input.ts';
-import type { RunsRepo } from '../generation/runs.repo.ts';
-import type { UsageLedger } from '../usage/usage.ledger.ts';
+import { defineRunKind, type RunJobDeps, runJob } from '../generation/runs.ts';
 import type { VideoInputs } from './video-inputs.ts';
 import { VIDEO_PROMPT_MAX_CHARS } from './video-models.ts';
 import type { VideoPromptEnhancementsTable } from './videos.tables.ts';
-import { type ChangePublisher, publishChange } from '../../events/publish.ts';
 
-const Payload = Type.Object({ promptEnhancementId: Uuid });
-
-/** The job id is `enhancements.video.<id>`. */
-export const videoEnhancementJobId = (id: string) => `enhancements.video.${id}`;
-export const videoEnhancementJob: JobRef<typeof Payload> = { name: 'enhancements.video', payload: Payload };
+/** An image-to-video prompt enhancement run; its job id is `enhancements.video.<id>`. */
+export const videoEnhancementRun = defineRunKind({
+  table: 'video_prompt_enhancements',
+  job: 'enhancements.video',
+  idKey: 'promptEnhancementId',
+  change: 'video_prompt_enhancement',
+  pool: 'prompt_enhancements',
+});
 
 /** What the video enhancer reads, from an enhancement's row and its captured inputs (pure). */
 export function toVideoEnhancementInput(row: VideoPromptEnhancementsTable, maxChars: number): VideoEnhancementInput {
@@ -43,12 +41,8 @@ export function toVideoEnhancementInput(row: VideoPromptEnhancementsTable, maxCh
   };
 }
 
-export interface VideoEnhancementJobsDeps {
-  repo: RunsRepo<'video_prompt_enhancements'>;
+export interface VideoEnhancementJobsDeps extends RunJobDeps<'video_prompt_enhancements'> {
   enhancer: VideoEnhancer;
-  usage: Pick<UsageLedger, 'commit' | 'release'>;
-  clock: Clock;
-  changes: ChangePublisher;
 }
 
 /**
@@ -67,50 +61,23 @@ export function enhancedPromptBound(row: Pick<VideoPromptEnhancementsTable, 'mod
  * still fails after the retries is `failed` with ENHANCEMENT_FAILED and its unit released.
  */
 export function videoEnhancementJobs(deps: VideoEnhancementJobsDeps): JobDefinition[] {
-  const now = () => deps.clock().toISOString();
-  /** Announces the run as it is now (long-poll, webhooks); after the transition committed. */
-  const changed = (id: string) => publishChange(deps, 'video_prompt_enhancement', () => deps.repo.byId(id));
   return [
-    defineJob({
-      ...videoEnhancementJob,
-      queue: 'generation',
-      attempts: 3,
+    runJob(videoEnhancementRun, deps, {
       backoffMs: 1000,
       timeoutMs: 120_000,
-      async handler({ promptEnhancementId: id }, ctx) {
-        if (!(await deps.repo.start(id, now()))) return;
-        const row = await deps.repo.byId(id);
-        if (!row) return;
-        await publishChange(deps, 'video_prompt_enhancement', row);
+      async run(row, ctx) {
         const result = await deps.enhancer.enhance(toVideoEnhancementInput(row, enhancedPromptBound(row)), {
           signal: ctx.signal,
         });
-        const finished = await deps.repo.finish(
-          id,
-          'completed',
-          {
-            enhanced_prompt: result.enhancedPrompt,
-            camera: result.camera,
-            warnings: toJson(result.warnings),
-            engine: result.engine,
-          },
-          now(),
-        );
-        if (finished && row.reservation_id) await deps.usage.commit(row.reservation_id);
-        if (finished) await changed(id);
+        return {
+          enhanced_prompt: result.enhancedPrompt,
+          camera: result.camera,
+          warnings: toJson(result.warnings),
+          engine: result.engine,
+        };
       },
-      async onFailed({ promptEnhancementId: id }, error, ctx) {
-        ctx.log.error({ promptEnhancementId: id, err: error.message }, 'video prompt enhancement failed after retries');
-        const row = await deps.repo.byId(id);
-        const failed = await deps.repo.finish(
-          id,
-          'failed',
-          { error_code: 'ENHANCEMENT_FAILED', error_message: 'The prompt could not be enhanced; try again' },
-          now(),
-        );
-        if (failed && row?.reservation_id) await deps.usage.release(row.reservation_id);
-        if (failed) await changed(id);
-      },
+      failure: () => ({ code: 'ENHANCEMENT_FAILED', message: 'The prompt could not be enhanced; try again' }),
+      failedLog: 'video prompt enhancement failed after retries',
     }),
   ];
 }

@@ -1,39 +1,28 @@
-import { randomUUID } from 'node:crypto';
 import { fromJson, toJson } from '../../adapters/db/columns.ts';
 import type { Database } from '../../adapters/db/database.ts';
-import type { Clock } from '../../clock.ts';
 import { videoPromptMax } from '../../engines/text/video-enhancer.ts';
 import { fieldError, notFound } from '../../http/errors.ts';
 import { textProblem } from '../../http/schemas.ts';
-import type { JobSystem } from '../../jobs/types.ts';
 import type { Principal } from '../access/access.service.ts';
 import { uploadKey } from '../assets/assets.keys.ts';
 import type { Warning } from '../generation/generation.schemas.ts';
 import type { InputsResolver } from '../generation/inputs.ts';
-import { lifecycleMembers, pendingLifecycle } from '../generation/lifecycle.ts';
-import { reserveUnits, writeOrRelease } from '../generation/quota.ts';
-import type { RunsRepo } from '../generation/runs.repo.ts';
+import { lifecycleMembers } from '../generation/lifecycle.ts';
+import { createRun, type CreateRunDeps } from '../generation/runs.ts';
 import type { PlanCatalog } from '../usage/plans.ts';
-import type { UsageLedger } from '../usage/usage.ledger.ts';
-import { videoEnhancementJob, videoEnhancementJobId } from './video-enhancements.jobs.ts';
+import { videoEnhancementRun } from './video-enhancements.jobs.ts';
 import { lookUpVideoAssets, videoInputsOf } from './video-inputs.ts';
 import { type GenerateVideoBody, referencedAssetIds, validateGenerateVideo } from './video-rules.ts';
 import type { CreateVideoEnhancementBody, VideoEnhancement } from './videos.schemas.ts';
 import type { VideoPromptEnhancementsTable } from './videos.tables.ts';
 
-export const VIDEO_ENHANCEMENT_POOL = 'prompt_enhancements';
-
 /** A frame size of the aspect ratio every model accepts (the rules check dimension; enhancements have none). */
 const ASPECT_DIMENSION = { '16:9': { width: 1280, height: 720 }, '9:16': { width: 720, height: 1280 } } as const;
 
-export interface VideoEnhancementsServiceDeps {
-  repo: RunsRepo<'video_prompt_enhancements'>;
+export interface VideoEnhancementsServiceDeps extends CreateRunDeps<'video_prompt_enhancements'> {
   db: Database;
   plans: PlanCatalog;
   inputs: Pick<InputsResolver, 'brandOf' | 'activeDna'>;
-  usage: Pick<UsageLedger, 'reserve' | 'release'>;
-  jobs: Pick<JobSystem, 'enqueue'>;
-  clock: Clock;
 }
 
 function present(row: VideoPromptEnhancementsTable): VideoEnhancement {
@@ -112,11 +101,7 @@ export function createVideoEnhancementsService(deps: VideoEnhancementsServiceDep
         dna,
         (id) => uploadKey(orgId, id),
       );
-      const id = randomUUID();
-      const [reservationId] = await reserveUnits(deps.usage, orgId, VIDEO_ENHANCEMENT_POOL, [id]);
-      const row: VideoPromptEnhancementsTable = {
-        id,
-        organization_id: orgId,
+      const row = await createRun(deps, videoEnhancementRun, orgId, () => ({
         brand_id: brand.id,
         start_frame_asset_id: req.startImageAssetId,
         end_frame_asset_id: req.endImageAssetId,
@@ -134,23 +119,8 @@ export function createVideoEnhancementsService(deps: VideoEnhancementsServiceDep
         enhanced_prompt: null,
         camera: null,
         warnings: '[]',
-        reservation_id: reservationId ?? null,
         engine: null,
-        ...pendingLifecycle(deps.clock().toISOString()),
-      };
-      await writeOrRelease(
-        deps.usage,
-        [reservationId],
-        async () => {
-          await repo.insert(row);
-          await deps.jobs.enqueue(
-            videoEnhancementJob,
-            { promptEnhancementId: id },
-            { jobId: videoEnhancementJobId(id) },
-          );
-        },
-        () => repo.delete(id),
-      );
+      }));
       return present(row);
     },
 

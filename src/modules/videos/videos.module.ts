@@ -8,8 +8,9 @@ import type { AssetsService } from '../assets/assets.service.ts';
 import type { PlanCatalog } from '../usage/plans.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
 import { createRunsRepo } from '../generation/runs.repo.ts';
+import { pendingRuns } from '../generation/runs.ts';
 import { pendingKind } from '../generation/pending-sweep.ts';
-import { videoEnhancementJob, videoEnhancementJobId, videoEnhancementJobs } from './video-enhancements.jobs.ts';
+import { videoEnhancementJobs, videoEnhancementRun } from './video-enhancements.jobs.ts';
 import { createVideoEnhancementsService } from './video-enhancements.service.ts';
 import type { GenerationEngines } from '../generation/engines.ts';
 import type { InputsResolver } from '../generation/inputs.ts';
@@ -51,10 +52,7 @@ export function createVideosModule(deps: VideosModuleDeps) {
       payload: { variationId: r.id },
       jobId: videoVariationJobId(r.id as string),
     })),
-    pendingKind(jobs, videoEnhancementJob, 'video_prompt_enhancements', (r) => ({
-      payload: { promptEnhancementId: r.id },
-      jobId: videoEnhancementJobId(r.id as string),
-    })),
+    pendingRuns(jobs, videoEnhancementRun),
   ];
   return { service, enhancements, jobs, pending };
 }
