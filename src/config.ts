@@ -4,12 +4,7 @@ import ipaddr from 'ipaddr.js';
 import path from 'node:path';
 import { IMAGE_PROVIDERS, type SceneEngineSettings } from './engines/image/index.ts';
 import { ConfigError, type Env, int, oneOf, str, url } from './engines/shared/env-settings.ts';
-import {
-  toVideoEngineSettings,
-  VIDEO_ENGINES,
-  type VideoEngineConfig,
-  type VideoEngineSettings,
-} from './engines/video/index.ts';
+import { VIDEO_PROVIDERS, type VideoEngineSettings } from './engines/video/index.ts';
 import { isVideoModelId, VIDEO_MODELS, type VideoModelId } from './modules/videos/video-models.ts';
 import type { SignerSettings } from './adapters/provenance/credentials.ts';
 import type { LogSettings } from './adapters/log/logger.ts';
@@ -185,32 +180,12 @@ export interface VideoSettings {
 }
 
 /**
- * VIDEO_ENGINE and its provider's settings (the adapters' rules: src/engines/video/index.ts), and
+ * VIDEO_ENGINE and its provider's settings (src/engines/video/providers.ts), and
  * VIDEO_ENGINE_MODELS: which of the API's models go to that engine. The provider adapters have no
  * reference-to-video mode, so video-model-8 stays on `local` unless listed.
  */
 function videoSettings(env: Env): VideoSettings {
-  const raw: VideoEngineConfig = {
-    engine: oneOf(env, 'VIDEO_ENGINE', VIDEO_ENGINES, 'local'),
-    baseUrl: url(env, 'VIDEO_API_BASE_URL', ['http:', 'https:']),
-    apiKey: str(env, 'VIDEO_API_KEY'),
-    model: str(env, 'VIDEO_MODEL'),
-    timeoutSeconds: str(env, 'VIDEO_TIMEOUT_SECONDS') ? int(env, 'VIDEO_TIMEOUT_SECONDS', 600, 10, 7200) : undefined,
-    maxRetries: str(env, 'VIDEO_MAX_RETRIES') ? int(env, 'VIDEO_MAX_RETRIES', 2, 0, 10) : undefined,
-    extraInput: str(env, 'VIDEO_EXTRA_INPUT'),
-    endFrameModel: str(env, 'VIDEO_END_FRAME_MODEL'),
-    comfyUrl: url(env, 'COMFYUI_URL', ['http:', 'https:']),
-    comfyVideoWorkflowFile: str(env, 'COMFYUI_VIDEO_WORKFLOW_FILE'),
-  };
-  const defined = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined)) as VideoEngineConfig;
-  let engine: VideoEngineSettings;
-  try {
-    engine = toVideoEngineSettings(defined);
-  } catch (err) {
-    const message = (err as Error).message;
-    const name = /^([A-Z_]+) /.exec(message)?.[1] ?? 'VIDEO_ENGINE';
-    throw new ConfigError(name, message.slice(name.length + 1));
-  }
+  const engine = VIDEO_PROVIDERS.parse(env);
   const listed = str(env, 'VIDEO_ENGINE_MODELS')
     ?.split(',')
     .map((m) => m.trim())

@@ -1,23 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { createVideoEngine, toVideoEngineSettings, VIDEO_ENGINES, type VideoEngine } from './index.ts';
+import { createVideoEngine, VIDEO_PROVIDERS, type VideoEngine } from './index.ts';
 
-describe('toVideoEngineSettings', () => {
+describe('VIDEO_PROVIDERS.parse', () => {
+  const parse = VIDEO_PROVIDERS.parse;
+
   it('local needs nothing', () => {
-    expect(toVideoEngineSettings({ engine: 'local' })).toEqual({ provider: 'local' });
+    expect(parse({})).toEqual({ provider: 'local' });
+    expect(parse({ VIDEO_ENGINE: 'local', VIDEO_EXTRA_INPUT: '[1]' })).toEqual({ provider: 'local' });
   });
 
   it('maps every provider with its key, model, limits and extra input', () => {
     // ComfyUI (self-hosted) takes neither a model nor extra input: providers/comfyui.test.ts.
-    for (const engine of VIDEO_ENGINES.filter((e) => e !== 'local' && e !== 'comfyui')) {
+    for (const engine of VIDEO_PROVIDERS.kinds.filter((e) => e !== 'local' && e !== 'comfyui')) {
       expect(
-        toVideoEngineSettings({
-          engine,
-          apiKey: 'k-123456',
-          baseUrl: 'https://proxy.example.test/v',
-          model: 'm',
-          timeoutSeconds: 900,
-          maxRetries: 0,
-          extraInput: '{"cfg_scale":0.4}',
+        parse({
+          VIDEO_ENGINE: engine,
+          VIDEO_API_KEY: 'k-123456',
+          VIDEO_API_BASE_URL: 'https://proxy.example.test/v',
+          VIDEO_MODEL: 'm',
+          VIDEO_TIMEOUT_SECONDS: '900',
+          VIDEO_MAX_RETRIES: '0',
+          VIDEO_EXTRA_INPUT: '{"cfg_scale":0.4}',
         }),
       ).toEqual({
         provider: engine,
@@ -29,29 +32,25 @@ describe('toVideoEngineSettings', () => {
         extraInput: { cfg_scale: 0.4 },
       });
     }
-    expect(toVideoEngineSettings({ engine: 'runway', apiKey: 'k', extraInput: { a: 1 } })).toEqual({
-      provider: 'runway',
+    expect(parse({ VIDEO_ENGINE: 'fal', VIDEO_API_KEY: 'k', VIDEO_END_FRAME_MODEL: 'none' })).toEqual({
+      provider: 'fal',
       apiKey: 'k',
-      extraInput: { a: 1 },
+      endFrameModel: 'none',
     });
   });
 
   it('names the variable at fault', () => {
-    expect(() => toVideoEngineSettings({ engine: 'runway' })).toThrow(
-      /VIDEO_API_KEY is required when VIDEO_ENGINE=runway/,
-    );
-    expect(() => toVideoEngineSettings({ engine: 'nope' as 'local' })).toThrow(
-      /VIDEO_ENGINE must be one of local, runway/,
-    );
-    expect(() => toVideoEngineSettings({ engine: 'fal', apiKey: 'k', extraInput: '[1]' })).toThrow(/VIDEO_EXTRA_INPUT/);
-    expect(() => toVideoEngineSettings({ engine: 'fal', apiKey: 'k', extraInput: '{' })).toThrow(/VIDEO_EXTRA_INPUT/);
-    expect(() => toVideoEngineSettings({ engine: 'luma', apiKey: 'k', baseUrl: 'ftp://x' })).toThrow(
-      /VIDEO_API_BASE_URL/,
-    );
-    expect(() => toVideoEngineSettings({ engine: 'luma', apiKey: 'k', timeoutSeconds: 0 })).toThrow(
-      /VIDEO_TIMEOUT_SECONDS/,
-    );
-    expect(() => toVideoEngineSettings({ engine: 'luma', apiKey: 'k', maxRetries: -1 })).toThrow(/VIDEO_MAX_RETRIES/);
+    expect(() => parse({ VIDEO_ENGINE: 'runway' })).toThrow(/VIDEO_API_KEY: is required when VIDEO_ENGINE=runway/);
+    expect(() => parse({ VIDEO_ENGINE: 'nope' })).toThrow(/VIDEO_ENGINE: expected one of local, runway/);
+    const fal = { VIDEO_ENGINE: 'fal', VIDEO_API_KEY: 'k' };
+    expect(() => parse({ ...fal, VIDEO_EXTRA_INPUT: '[1]' })).toThrow(/VIDEO_EXTRA_INPUT/);
+    expect(() => parse({ ...fal, VIDEO_EXTRA_INPUT: '{' })).toThrow(/VIDEO_EXTRA_INPUT/);
+    const luma = { VIDEO_ENGINE: 'luma', VIDEO_API_KEY: 'k' };
+    expect(() => parse({ ...luma, VIDEO_API_BASE_URL: 'ftp://x' })).toThrow(/VIDEO_API_BASE_URL/);
+    expect(() => parse({ ...luma, VIDEO_TIMEOUT_SECONDS: '0' })).toThrow(/VIDEO_TIMEOUT_SECONDS/);
+    expect(() => parse({ ...luma, VIDEO_MAX_RETRIES: '-1' })).toThrow(/VIDEO_MAX_RETRIES/);
+    // The shared variables are checked whichever engine is chosen.
+    expect(() => parse({ COMFYUI_URL: 'gpu:8188x' })).toThrow(/COMFYUI_URL/);
   });
 });
 

@@ -8,7 +8,7 @@ import type { ComfyWorkflow } from '../../image/index.ts';
 import { GenerationError } from '../../image/scene-engine.ts';
 import { rejection, solidImage } from '../fakes/provider-test-kit.ts';
 import { makeTestMp4, probeClip } from '../fakes/video-media.ts';
-import { createVideoEngine, toVideoEngineSettings } from '../index.ts';
+import { createVideoEngine, VIDEO_PROVIDERS } from '../index.ts';
 import type { VideoRequest } from '../video-engine.ts';
 import { type ComfyUiVideoSettings, createComfyUiVideoEngine, frameCount, videoGenerationSize } from './comfyui.ts';
 
@@ -193,15 +193,16 @@ describe('comfyui video engine (shipped Wan 2.2 image-to-video template)', () =>
 
 describe('comfyui video settings', () => {
   it('VIDEO_ENGINE=comfyui needs no key; COMFYUI_URL and COMFYUI_VIDEO_WORKFLOW_FILE are mapped', () => {
-    expect(toVideoEngineSettings({ engine: 'comfyui' })).toEqual({ provider: 'comfyui' });
+    expect(VIDEO_PROVIDERS.parse({ VIDEO_ENGINE: 'comfyui' })).toEqual({ provider: 'comfyui' });
     expect(
-      toVideoEngineSettings({
-        engine: 'comfyui',
-        comfyUrl: 'http://gpu:8188',
-        comfyVideoWorkflowFile: '/w/i2v.json',
-        apiKey: 'proxy-token',
-        timeoutSeconds: 3600,
-        maxRetries: 1,
+      VIDEO_PROVIDERS.parse({
+        VIDEO_ENGINE: 'comfyui',
+        COMFYUI_URL: 'http://gpu:8188',
+        COMFYUI_VIDEO_WORKFLOW_FILE: '/w/i2v.json',
+        VIDEO_API_KEY: 'proxy-token',
+        VIDEO_TIMEOUT_SECONDS: '3600',
+        VIDEO_MAX_RETRIES: '1',
+        VIDEO_API_BASE_URL: 'http://ignored:1',
       }),
     ).toEqual({
       provider: 'comfyui',

@@ -10,10 +10,12 @@ import {
   substitute,
   VIDEO_TEMPLATE,
 } from '../../image/comfyui/comfy-client.ts';
-import { contentName, type ProviderDeps } from '../../image/provider-http.ts';
+import { contentName, type ProviderDeps, withDefaultFetchers } from '../../image/provider-http.ts';
 import { toPngInput } from '../../image/provider-inputs.ts';
 import type { EngineWarning } from '../../image/scene-engine.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
+import { videoApiEnv, type VideoProvider } from '../video-provider.ts';
+import { ifSet, str as envString } from '../../shared/env-settings.ts';
 import { requestShape } from './conform.ts';
 import {
   checkRequest,
@@ -172,3 +174,23 @@ export function createComfyUiVideoEngine(settings: ComfyUiVideoSettings, deps: P
     return finishVideo(s, req, client.viewUrl(file), { label: LABEL, engine: name, warnings, limits: settings });
   });
 }
+
+/**
+ * VIDEO_ENGINE=comfyui (self-hosted): COMFYUI_URL (default `http://127.0.0.1:8188`; else
+ * VIDEO_API_BASE_URL), COMFYUI_VIDEO_WORKFLOW_FILE (default the shipped
+ * config/comfyui/image-to-video.json), VIDEO_API_KEY (optional Bearer, for a proxy in front),
+ * VIDEO_TIMEOUT_SECONDS (default 1800), VIDEO_MAX_RETRIES. No model, no extra input.
+ */
+export const comfyUiVideoProvider: VideoProvider<'comfyui', ComfyUiVideoSettings> = {
+  kind: 'comfyui',
+  parseSettings(env) {
+    const api = videoApiEnv(env);
+    return {
+      ...ifSet('apiKey', api.apiKey),
+      ...ifSet('baseUrl', api.comfyUrl || api.baseUrl),
+      ...ifSet('workflow', envString(env, 'COMFYUI_VIDEO_WORKFLOW_FILE')),
+      ...api.limits,
+    };
+  },
+  create: (settings, deps) => createComfyUiVideoEngine(settings, withDefaultFetchers(deps)),
+};

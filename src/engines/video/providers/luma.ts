@@ -1,7 +1,15 @@
 import type { EngineWarning } from '../../image/scene-engine.ts';
-import { nearestSize, parseRatios, type ProviderDeps, stainlessRetry, trimBase } from '../../image/provider-http.ts';
+import {
+  nearestSize,
+  parseRatios,
+  type ProviderDeps,
+  stainlessRetry,
+  trimBase,
+  withDefaultFetchers,
+} from '../../image/provider-http.ts';
 import { imageInput, type InputRoute } from '../../image/provider-inputs.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
+import { hostedVideoSettings, type VideoProvider } from '../video-provider.ts';
 import {
   authorization,
   checkRequest,
@@ -232,3 +240,10 @@ export function createLumaVideoEngine(settings: LumaSettings, deps: ProviderDeps
     return finishVideo(s, req, url, { label: LABEL, engine: `luma:${sentModel}`, warnings, limits: settings });
   });
 }
+
+/** VIDEO_ENGINE=luma (Luma Dream Machine): the hosted provider's VIDEO_* settings (hostedVideoSettings, ../video-provider.ts). */
+export const lumaVideoProvider: VideoProvider<'luma', LumaSettings> = {
+  kind: 'luma',
+  parseSettings: (env) => hostedVideoSettings(env, 'luma'),
+  create: (settings, deps) => createLumaVideoEngine(settings, withDefaultFetchers(deps)),
+};

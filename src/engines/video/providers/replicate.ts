@@ -1,4 +1,4 @@
-import { nearestSize, parseRatios, type ProviderDeps } from '../../image/provider-http.ts';
+import { nearestSize, parseRatios, type ProviderDeps, withDefaultFetchers } from '../../image/provider-http.ts';
 import { imageInput } from '../../image/provider-inputs.ts';
 import {
   createPredictions,
@@ -9,6 +9,7 @@ import {
 } from '../../image/replicate/predictions.ts';
 import type { EngineWarning } from '../../image/scene-engine.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
+import { hostedVideoSettings, type VideoProvider } from '../video-provider.ts';
 import {
   authorization,
   checkRequest,
@@ -225,3 +226,10 @@ const describe = (input: Record<string, unknown>) =>
   Object.entries(input)
     .map(([k, v]) => `${k} "${String(v)}"`)
     .join(', ');
+
+/** VIDEO_ENGINE=replicate (Replicate): the hosted provider's VIDEO_* settings (hostedVideoSettings, ../video-provider.ts). */
+export const replicateVideoProvider: VideoProvider<'replicate', ReplicateVideoSettings> = {
+  kind: 'replicate',
+  parseSettings: (env) => hostedVideoSettings(env, 'replicate'),
+  create: (settings, deps) => createReplicateVideoEngine(settings, withDefaultFetchers(deps)),
+};

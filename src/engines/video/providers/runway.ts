@@ -9,10 +9,12 @@ import {
   stainlessRetry,
   trimBase,
   truncateUtf16,
+  withDefaultFetchers,
 } from '../../image/provider-http.ts';
 import { type InputHost, type InputRoute, prepareInput, toPngInput } from '../../image/provider-inputs.ts';
 import { GenerationError } from '../../image/scene-engine.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
+import { hostedVideoSettings, type VideoProvider } from '../video-provider.ts';
 import {
   authorization,
   checkRequest,
@@ -481,3 +483,10 @@ async function fitFrame(bytes: Buffer, what: string, ratio: { width: number; hei
   if (Math.max(cw, ch) > maxSide) img = img.resize({ width: maxSide, height: maxSide, fit: 'inside' });
   return img.png().toBuffer();
 }
+
+/** VIDEO_ENGINE=runway (Runway): the hosted provider's VIDEO_* settings (hostedVideoSettings, ../video-provider.ts). */
+export const runwayVideoProvider: VideoProvider<'runway', RunwaySettings> = {
+  kind: 'runway',
+  parseSettings: (env) => hostedVideoSettings(env, 'runway'),
+  create: (settings, deps) => createRunwayVideoEngine(settings, withDefaultFetchers(deps)),
+};

@@ -1,0 +1,58 @@
+import { ConfigError, type Env, ifSet, jsonObject, optionalInt, str, url } from '../shared/env-settings.ts';
+import type { Provider } from '../shared/provider-registry.ts';
+import type { ProviderDeps } from '../image/provider-http.ts';
+import type { VideoEngine } from './video-engine.ts';
+
+/** What the video engine's factory is given; each provider takes what it needs. */
+export interface VideoEngineDeps extends Partial<ProviderDeps> {
+  /**
+   * The local engine (src/engines/video/local: `createLocalVideoEngine()`), or a function making
+   * it. Required for `local`; passed in so this factory does not pull the renderer in.
+   */
+  local?: VideoEngine | (() => VideoEngine);
+}
+
+/** A video engine provider (`VIDEO_ENGINE=<kind>`), listed in ./providers.ts. */
+export type VideoProvider<Kind extends string, Settings extends object> = Provider<
+  Kind,
+  Settings,
+  VideoEngineDeps,
+  VideoEngine
+>;
+
+/**
+ * The VIDEO_* variables the providers share, checked whichever engine is chosen:
+ * VIDEO_API_BASE_URL (the provider's API root; defaults per provider), VIDEO_TIMEOUT_SECONDS (the
+ * provider part of a generation; default 600, ComfyUI 1800), VIDEO_MAX_RETRIES (extra attempts
+ * after 429, 5xx or a network failure; default 2) and COMFYUI_URL (the ComfyUI server).
+ */
+export function videoApiEnv(env: Env) {
+  const baseUrl = url(env, 'VIDEO_API_BASE_URL', ['http:', 'https:']);
+  const timeoutSeconds = optionalInt(env, 'VIDEO_TIMEOUT_SECONDS', 10, 7200);
+  const maxRetries = optionalInt(env, 'VIDEO_MAX_RETRIES', 0, 10);
+  const comfyUrl = url(env, 'COMFYUI_URL', ['http:', 'https:']);
+  const limits = {
+    ...(timeoutSeconds !== undefined ? { timeoutMs: Math.round(timeoutSeconds * 1000) } : {}),
+    ...(maxRetries !== undefined ? { maxRetries } : {}),
+  };
+  return { baseUrl, apiKey: str(env, 'VIDEO_API_KEY'), comfyUrl, limits };
+}
+
+/**
+ * The settings of a hosted provider (runway, luma, fal, replicate): VIDEO_API_KEY (required;
+ * never logged), VIDEO_API_BASE_URL, VIDEO_MODEL, VIDEO_TIMEOUT_SECONDS, VIDEO_MAX_RETRIES,
+ * VIDEO_EXTRA_INPUT (a JSON object merged into the provider's input) and VIDEO_END_FRAME_MODEL
+ * (the model for videos with an end frame when VIDEO_MODEL takes none; `none` drops end frames).
+ */
+export function hostedVideoSettings(env: Env, kind: string) {
+  const api = videoApiEnv(env);
+  if (!api.apiKey) throw new ConfigError('VIDEO_API_KEY', `is required when VIDEO_ENGINE=${kind}`);
+  return {
+    apiKey: api.apiKey,
+    ...ifSet('baseUrl', api.baseUrl),
+    ...ifSet('model', str(env, 'VIDEO_MODEL')),
+    ...api.limits,
+    ...ifSet('extraInput', jsonObject(env, 'VIDEO_EXTRA_INPUT')),
+    ...ifSet('endFrameModel', str(env, 'VIDEO_END_FRAME_MODEL')),
+  };
+}
