@@ -4,6 +4,7 @@ import ipaddr from 'ipaddr.js';
 import path from 'node:path';
 import { IMAGE_PROVIDERS, type SceneEngineSettings } from './engines/image/index.ts';
 import { ConfigError, type Env, int, oneOf, str, url } from './engines/shared/env-settings.ts';
+import { TEXT_PROVIDERS, type TextEngineSettings } from './engines/text/index.ts';
 import { VIDEO_PROVIDERS, type VideoEngineSettings } from './engines/video/index.ts';
 import { isVideoModelId, VIDEO_MODELS, type VideoModelId } from './modules/videos/video-models.ts';
 import type { SignerSettings } from './adapters/provenance/credentials.ts';
@@ -70,7 +71,7 @@ export interface Config {
    */
   pendingLimitMs: number;
   /** Brand DNA text analysis by an OpenAI-compatible endpoint (LLM_*); unset → the local analyzer. */
-  llm: LlmSettings;
+  llm: TextEngineSettings;
   /** Long side of generated images in px (ATELIER_IMAGE_LONG_SIDE); the short side follows the aspect ratio. */
   imageLongSide: number;
   /** The scene engine (IMAGE_ENGINE and its provider's settings: src/engines/image/providers.ts); `local` by default. */
@@ -197,26 +198,6 @@ function videoSettings(env: Env): VideoSettings {
     engine,
     models: (listed as VideoModelId[] | undefined) ?? VIDEO_MODELS.filter((m) => m !== 'video-model-8'),
   };
-}
-
-export interface LlmSettings {
-  /** LLM_BASE_URL: the API root, e.g. https://api.openai.com/v1 (`/chat/completions` is appended). */
-  baseUrl: string | undefined;
-  /** LLM_API_KEY: sent as a Bearer token; optional for local servers. */
-  apiKey: string | undefined;
-  /** LLM_MODEL: required with LLM_BASE_URL. */
-  model: string | undefined;
-}
-
-function llmSettings(env: Env): LlmSettings {
-  const baseUrl = url(env, 'LLM_BASE_URL', ['http:', 'https:']);
-  const model = str(env, 'LLM_MODEL');
-  const apiKey = str(env, 'LLM_API_KEY');
-  if (baseUrl && !model) throw new ConfigError('LLM_MODEL', 'is required when LLM_BASE_URL is set');
-  if (!baseUrl && (model || apiKey)) {
-    throw new ConfigError('LLM_BASE_URL', `is required when ${model ? 'LLM_MODEL' : 'LLM_API_KEY'} is set`);
-  }
-  return { baseUrl, apiKey, model };
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -406,7 +387,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     storage: storageSettings(env),
     extractionTimeoutSeconds: int(env, 'ATELIER_EXTRACTION_TIMEOUT_SECONDS', 600, 1, 86_400),
     pendingLimitMs: int(env, 'ATELIER_PENDING_LIMIT_MINUTES', 60, 5, 10_080) * 60_000,
-    llm: llmSettings(env),
+    llm: TEXT_PROVIDERS.parse(env),
     imageLongSide: int(env, 'ATELIER_IMAGE_LONG_SIDE', 1024, 256, 4096),
     imageEngine: IMAGE_PROVIDERS.parse(env),
     video: videoSettings(env),

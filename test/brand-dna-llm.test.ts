@@ -164,15 +164,21 @@ describe('OpenAI-compatible text engine', () => {
     expect(a.engine).toBe('local');
     expect(a.mission?.value).toBe('Our mission is to drop anvils precisely.');
     expect(warnings).toHaveLength(1);
-    const dead = createTextAnalyzer({ baseUrl: 'http://127.0.0.1:1/v1', model: 'm', apiKey: undefined });
+    const dead = createTextAnalyzer({
+      provider: 'openai-compatible',
+      baseUrl: 'http://127.0.0.1:1/v1',
+      model: 'm',
+      apiKey: undefined,
+    });
     expect(dead.name).toBe('openai-compatible:m+local');
     expect((await dead.analyze(INPUT)).engine).toBe('local');
-    expect(createTextAnalyzer({ baseUrl: undefined, model: undefined, apiKey: undefined }).name).toBe('local');
+    expect(createTextAnalyzer({ provider: 'local' }).name).toBe('local');
   });
 
   it('is configured by LLM_BASE_URL, LLM_MODEL and LLM_API_KEY, checked at start', () => {
-    expect(loadConfig({}).llm).toEqual({ baseUrl: undefined, apiKey: undefined, model: undefined });
+    expect(loadConfig({}).llm).toEqual({ provider: 'local' });
     expect(loadConfig({ LLM_BASE_URL: 'https://api.example/v1', LLM_MODEL: 'm', LLM_API_KEY: 'k' }).llm).toEqual({
+      provider: 'openai-compatible',
       baseUrl: 'https://api.example/v1',
       model: 'm',
       apiKey: 'k',
@@ -180,6 +186,8 @@ describe('OpenAI-compatible text engine', () => {
     expect(() => loadConfig({ LLM_BASE_URL: 'https://api.example/v1' })).toThrow(ConfigError);
     expect(() => loadConfig({ LLM_MODEL: 'm' })).toThrow(/LLM_BASE_URL/);
     expect(() => loadConfig({ LLM_BASE_URL: 'ftp://x', LLM_MODEL: 'm' })).toThrow(/LLM_BASE_URL/);
+    expect(() => loadConfig({ LLM_API_KEY: 'k' })).toThrow(/LLM_BASE_URL: is required when LLM_API_KEY is set/);
+    expect(() => loadConfig({ LLM_BASE_URL: 'https://api.example/v1' })).toThrow(/LLM_MODEL: is required/);
   });
 });
 

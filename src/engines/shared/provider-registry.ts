@@ -51,6 +51,11 @@ export interface ProviderFamily<Kind extends string> {
   what: string;
   /** Checks the variables every provider of the family reads, whichever is chosen; throws a ConfigError. */
   check?: (env: Env) => void;
+  /**
+   * Chooses the provider from other variables, for a family whose choice no variable names (text:
+   * `openai-compatible` when LLM_* are set). Default: the selector variable, else `fallback`.
+   */
+  choose?: (env: Env) => Kind;
 }
 
 export function providerRegistry<const P extends readonly AnyProvider[]>(
@@ -65,7 +70,7 @@ export function providerRegistry<const P extends readonly AnyProvider[]>(
     variable: family.variable,
     kinds,
     parse(env) {
-      const kind = oneOf(env, family.variable, kinds, family.fallback);
+      const kind = family.choose ? family.choose(env) : oneOf(env, family.variable, kinds, family.fallback);
       family.check?.(env);
       return { provider: kind, ...byKind.get(kind)!.parseSettings(env) } as SettingsOf<One>;
     },

@@ -1,12 +1,11 @@
-import { createFetcher, type Fetcher } from '../../adapters/fetch/fetcher.ts';
+import type { RegistrySettings } from '../shared/provider-registry.ts';
 import { createLocalTextAnalyzer } from './local/local-analyzer.ts';
 import { createLocalSceneEnhancer } from './local/scene-enhancer.local.ts';
-import { createOpenAiCompatibleAnalyzer } from './openai-compatible/openai-analyzer.ts';
-import { createOpenAiCompatibleSceneEnhancer } from './openai-compatible/scene-enhancer.openai.ts';
+import { createLocalVideoEnhancer } from './local/video-enhancer.local.ts';
+import { TEXT_PROVIDERS } from './providers.ts';
 import type { SceneEnhancer } from './scene-enhancer.ts';
 import type { TextAnalyzer } from './text-engine.ts';
-import { createLocalVideoEnhancer } from './local/video-enhancer.local.ts';
-import { createOpenAiCompatibleVideoEnhancer } from './openai-compatible/video-enhancer.openai.ts';
+import type { TextEngineDeps } from './text-provider.ts';
 import type { VideoEnhancer } from './video-enhancer.ts';
 
 export * from './scene-enhancer.ts';
@@ -18,38 +17,31 @@ export { createOpenAiCompatibleSceneEnhancer } from './openai-compatible/scene-e
 export * from './video-enhancer.ts';
 export { createLocalVideoEnhancer, enhanceVideo, videoWarnings } from './local/video-enhancer.local.ts';
 export { createOpenAiCompatibleVideoEnhancer } from './openai-compatible/video-enhancer.openai.ts';
+export { TEXT_PROVIDERS } from './providers.ts';
+export type { TextEngineDeps, TextEngines } from './text-provider.ts';
 
-export interface TextEngineSettings {
-  /** LLM_BASE_URL: an OpenAI-compatible API root (…/v1); unset → the local analyzer only. */
-  baseUrl: string | undefined;
-  apiKey: string | undefined;
-  model: string | undefined;
-}
+/**
+ * The text engines' provider and its settings (`TEXT_PROVIDERS.parse(env)` reads them from LLM_*):
+ * `local`, or an OpenAI-compatible endpoint (`baseUrl`, `model`, `apiKey`).
+ */
+export type TextEngineSettings = RegistrySettings<typeof TEXT_PROVIDERS>;
 
 export interface TextEngineLogger {
   warn(obj: object, msg?: string): void;
 }
 
 /**
- * The text analyzer chosen by config: the OpenAI-compatible adapter when LLM_BASE_URL and
- * LLM_MODEL are set, falling back to the local analyzer whenever the endpoint fails (unreachable,
- * HTTP error, an answer that does not match the schema); otherwise the local analyzer alone.
- *
- * The endpoint is configured by the operator, not sent by clients, so its fetcher may reach
- * private addresses (a model served on the same network is common); every other bound of the
- * one fetcher (time, size, redirects, schemes) still applies.
+ * The text analyzer chosen by config (./providers.ts): the provider's analyzer, falling back to the
+ * local analyzer whenever it fails (unreachable, HTTP error, an answer that does not match the
+ * schema); with `local`, the local analyzer alone.
  */
 export function createTextAnalyzer(
   settings: TextEngineSettings,
-  o: { fetcher?: Fetcher; logger?: TextEngineLogger } = {},
+  o: TextEngineDeps & { logger?: TextEngineLogger } = {},
 ): TextAnalyzer {
   const local = createLocalTextAnalyzer();
-  if (!settings.baseUrl || !settings.model) return local;
-  const remote = createOpenAiCompatibleAnalyzer(
-    { baseUrl: settings.baseUrl, model: settings.model, ...(settings.apiKey ? { apiKey: settings.apiKey } : {}) },
-    o.fetcher ?? createFetcher({ allowPrivate: true }),
-  );
-  return withFallback(remote, local, o.logger);
+  if (settings.provider === 'local') return local;
+  return withFallback(TEXT_PROVIDERS.create(settings, o).analyzer, local, o.logger);
 }
 
 /** `primary`, and `fallback` whenever `primary` throws (unless the caller aborted). */
@@ -117,53 +109,36 @@ export const fallbackWarning = (model: string, reason: string) => ({
   message: `The language model (${model.replace(/^openai-compatible:/, '')}) could not write this prompt, so the built-in enhancer did: ${reason}`,
 });
 
-/** The chat endpoint settings of an OpenAI-compatible enhancer (interactive: 30 s unless told). */
-const chatSettings = (settings: TextEngineSettings & { baseUrl: string; model: string }, timeoutMs?: number) => ({
-  baseUrl: settings.baseUrl,
-  model: settings.model,
-  ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
-  ...(timeoutMs ? { timeoutMs } : {}),
-});
-
 export const withSceneFallback = (primary: SceneEnhancer, fallback: SceneEnhancer, logger?: TextEngineLogger) =>
   withEnhancerFallback(primary, fallback, 'scene enhancer', logger);
 export const withVideoFallback = (primary: VideoEnhancer, fallback: VideoEnhancer, logger?: TextEngineLogger) =>
   withEnhancerFallback(primary, fallback, 'video prompt enhancer', logger);
 
 /**
- * The scene prompt enhancer chosen by the same LLM_* settings: the OpenAI-compatible enhancer
- * when LLM_BASE_URL and LLM_MODEL are set, falling back to the local (rule-based) enhancer
- * whenever the endpoint fails (unreachable, timeout, HTTP error, an answer that does not match
- * the schema or is refused as unfaithful); otherwise the local enhancer alone. The request is
- * interactive, so the default time limit is 30 s (`timeoutMs` to change it).
+ * The scene prompt enhancer chosen by the same settings: the provider's, falling back to the
+ * local (rule-based) enhancer whenever it fails (unreachable, timeout, HTTP error, an answer that
+ * does not match the schema or is refused as unfaithful); with `local`, the local enhancer alone.
+ * The request is interactive, so the default time limit is 30 s (`timeoutMs` to change it).
  */
 export function createSceneEnhancer(
   settings: TextEngineSettings,
-  o: { fetcher?: Fetcher; logger?: TextEngineLogger; timeoutMs?: number } = {},
+  o: TextEngineDeps & { logger?: TextEngineLogger } = {},
 ): SceneEnhancer {
   const local = createLocalSceneEnhancer();
-  if (!settings.baseUrl || !settings.model) return local;
-  const remote = createOpenAiCompatibleSceneEnhancer(
-    chatSettings({ ...settings, baseUrl: settings.baseUrl, model: settings.model }, o.timeoutMs),
-    o.fetcher ?? createFetcher({ allowPrivate: true }),
-  );
-  return withSceneFallback(remote, local, o.logger);
+  if (settings.provider === 'local') return local;
+  return withSceneFallback(TEXT_PROVIDERS.create(settings, o).sceneEnhancer, local, o.logger);
 }
 
 /**
- * The image-to-video prompt enhancer chosen by the same LLM_* settings, with the same local
- * fallback (an answer is also refused when over the bound, unfaithful, or naming a camera move
- * the video engine would read otherwise).
+ * The image-to-video prompt enhancer chosen by the same settings, with the same local fallback
+ * (an answer is also refused when over the bound, unfaithful, or naming a camera move the video
+ * engine would read otherwise).
  */
 export function createVideoEnhancer(
   settings: TextEngineSettings,
-  o: { fetcher?: Fetcher; logger?: TextEngineLogger; timeoutMs?: number } = {},
+  o: TextEngineDeps & { logger?: TextEngineLogger } = {},
 ): VideoEnhancer {
   const local = createLocalVideoEnhancer();
-  if (!settings.baseUrl || !settings.model) return local;
-  const remote = createOpenAiCompatibleVideoEnhancer(
-    chatSettings({ ...settings, baseUrl: settings.baseUrl, model: settings.model }, o.timeoutMs),
-    o.fetcher ?? createFetcher({ allowPrivate: true }),
-  );
-  return withVideoFallback(remote, local, o.logger);
+  if (settings.provider === 'local') return local;
+  return withVideoFallback(TEXT_PROVIDERS.create(settings, o).videoEnhancer, local, o.logger);
 }

@@ -252,7 +252,7 @@ describe('OpenAI-compatible scene enhancer', () => {
     resetChatModelMemory();
     const logged: unknown[] = [];
     const engine = createSceneEnhancer(
-      { baseUrl: fake.baseUrl, model: 'gpt-5-mini', apiKey: undefined },
+      { provider: 'openai-compatible', baseUrl: fake.baseUrl, model: 'gpt-5-mini', apiKey: undefined },
       { fetcher, logger: { warn: (o) => void logged.push(o) } },
     );
     const before = fake.requests.length;
@@ -271,7 +271,7 @@ describe('OpenAI-compatible scene enhancer', () => {
     fake.setMode('http-500');
     const logged: { err?: string }[] = [];
     const engine = createSceneEnhancer(
-      { baseUrl: fake.baseUrl, model: 'm', apiKey: 'sk-secret-key-123456' },
+      { provider: 'openai-compatible', baseUrl: fake.baseUrl, model: 'm', apiKey: 'sk-secret-key-123456' },
       { fetcher, logger: { warn: (o) => void logged.push(o) } },
     );
     const r = await engine.enhance(INPUT);
@@ -287,7 +287,7 @@ describe('OpenAI-compatible scene enhancer', () => {
       fake.setMode(mode);
       const logged: unknown[] = [];
       const engine = createSceneEnhancer(
-        { baseUrl: fake.baseUrl, model: 'm', apiKey: undefined },
+        { provider: 'openai-compatible', baseUrl: fake.baseUrl, model: 'm', apiKey: undefined },
         { fetcher, timeoutMs: 300, logger: { warn: (o) => void logged.push(o) } },
       );
       expect(engine.name).toBe('openai-compatible:m+local');
@@ -306,9 +306,14 @@ describe('OpenAI-compatible scene enhancer', () => {
   );
 
   it('falls back when unreachable, is local alone without settings, and does not fall back after an abort', async () => {
-    const dead = createSceneEnhancer({ baseUrl: 'http://127.0.0.1:1/v1', model: 'm', apiKey: undefined });
+    const dead = createSceneEnhancer({
+      provider: 'openai-compatible',
+      baseUrl: 'http://127.0.0.1:1/v1',
+      model: 'm',
+      apiKey: undefined,
+    });
     expect((await dead.enhance(INPUT)).engine).toBe('local');
-    expect(createSceneEnhancer({ baseUrl: undefined, model: undefined, apiKey: undefined }).name).toBe('local');
+    expect(createSceneEnhancer({ provider: 'local' }).name).toBe('local');
 
     fake.setMode('slow');
     const engine = withSceneFallback(

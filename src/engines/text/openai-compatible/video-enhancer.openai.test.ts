@@ -280,7 +280,7 @@ describe('OpenAI-compatible video enhancer', () => {
       fake.setMode(mode);
       const logged: unknown[] = [];
       const engine = createVideoEnhancer(
-        { baseUrl: fake.baseUrl, model: 'm', apiKey: undefined },
+        { provider: 'openai-compatible', baseUrl: fake.baseUrl, model: 'm', apiKey: undefined },
         { fetcher, timeoutMs: 300, logger: { warn: (o) => void logged.push(o) } },
       );
       expect(engine.name).toBe('openai-compatible:m+local');
@@ -299,9 +299,14 @@ describe('OpenAI-compatible video enhancer', () => {
   );
 
   it('falls back when unreachable, is local alone without settings, and does not fall back after an abort', async () => {
-    const dead = createVideoEnhancer({ baseUrl: 'http://127.0.0.1:1/v1', model: 'm', apiKey: undefined });
+    const dead = createVideoEnhancer({
+      provider: 'openai-compatible',
+      baseUrl: 'http://127.0.0.1:1/v1',
+      model: 'm',
+      apiKey: undefined,
+    });
     expect((await dead.enhance(INPUT)).engine).toBe('local');
-    expect(createVideoEnhancer({ baseUrl: undefined, model: undefined, apiKey: undefined }).name).toBe('local');
+    expect(createVideoEnhancer({ provider: 'local' }).name).toBe('local');
 
     fake.setMode('slow');
     const engine = withVideoFallback(
