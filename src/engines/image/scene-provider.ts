@@ -1,17 +1,15 @@
-import { type Env, ConfigError, jsonObject, optionalInt, str, url } from '../shared/env-settings.ts';
-import type { Provider } from '../shared/provider-registry.ts';
-import type { ProviderDeps, ProviderLimits } from './provider-http.ts';
+import { ConfigError, type Env, jsonObject, providerApiEnv, str, url } from '../shared/env-settings.ts';
+import type { LocalEngineDeps, Provider } from '../shared/provider-registry.ts';
+import type { ProviderDeps } from './provider-http.ts';
 import type { SceneEngine } from './scene-engine.ts';
 
-/** What the scene engine's factory is given; each provider takes what it needs. */
-export interface SceneEngineDeps extends Partial<ProviderDeps> {
-  /**
-   * The local engine (src/engines/image/local: `createLocalSceneEngine()`), or a function making
-   * it. Required for `local`; it is passed in rather than imported so this factory does not pull
-   * the compositor in for deployments that use a provider.
-   */
-  local?: SceneEngine | (() => SceneEngine);
-}
+/**
+ * What the scene engine's factory is given; each provider takes what it needs. `local` is the
+ * local engine (src/engines/image/local: `createLocalSceneEngine()`) or a function making it,
+ * passed in rather than imported so the factory does not pull the compositor in for deployments
+ * that use a provider.
+ */
+export interface SceneEngineDeps extends Partial<ProviderDeps>, LocalEngineDeps<SceneEngine> {}
 
 /** A scene engine provider (`IMAGE_ENGINE=<kind>`), listed in ./providers.ts. */
 export type SceneProvider<Kind extends string, Settings extends object> = Provider<
@@ -30,16 +28,10 @@ export type SceneProvider<Kind extends string, Settings extends object> = Provid
  * input or request).
  */
 export function imageApiEnv(env: Env) {
-  const baseUrl = url(env, 'IMAGE_API_BASE_URL', ['http:', 'https:']);
-  const timeoutSeconds = optionalInt(env, 'IMAGE_TIMEOUT_SECONDS', 5, 3600);
-  const maxRetries = optionalInt(env, 'IMAGE_MAX_RETRIES', 0, 10);
+  const { baseUrl, apiKey, limits } = providerApiEnv(env, 'IMAGE', [5, 3600]);
   const comfyUrl = url(env, 'COMFYUI_URL', ['http:', 'https:']);
   const extraInput = jsonObject(env, 'IMAGE_EXTRA_INPUT');
-  const limits: Pick<ProviderLimits, 'timeoutMs' | 'maxRetries'> = {
-    ...(timeoutSeconds !== undefined ? { timeoutMs: Math.round(timeoutSeconds * 1000) } : {}),
-    ...(maxRetries !== undefined ? { maxRetries } : {}),
-  };
-  return { baseUrl, apiKey: str(env, 'IMAGE_API_KEY'), model: str(env, 'IMAGE_MODEL'), comfyUrl, extraInput, limits };
+  return { baseUrl, apiKey, model: str(env, 'IMAGE_MODEL'), comfyUrl, extraInput, limits };
 }
 
 /** IMAGE_API_KEY, required by `kind`. */

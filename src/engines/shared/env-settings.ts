@@ -78,6 +78,22 @@ export function jsonObject(env: Env, name: string): Record<string, unknown> | un
   return o as Record<string, unknown>;
 }
 
+/**
+ * The variables a family's hosted providers share, `<PREFIX>_API_BASE_URL` (an http(s) URL),
+ * `<PREFIX>_API_KEY`, `<PREFIX>_TIMEOUT_SECONDS` (whole seconds in `timeoutRange`, as `timeoutMs`)
+ * and `<PREFIX>_MAX_RETRIES` (0..10); unset ones are left out of `limits`.
+ */
+export function providerApiEnv(env: Env, prefix: string, timeoutRange: [number, number]) {
+  const baseUrl = url(env, `${prefix}_API_BASE_URL`, ['http:', 'https:']);
+  const timeoutSeconds = optionalInt(env, `${prefix}_TIMEOUT_SECONDS`, ...timeoutRange);
+  const maxRetries = optionalInt(env, `${prefix}_MAX_RETRIES`, 0, 10);
+  const limits: { timeoutMs?: number; maxRetries?: number } = {
+    ...(timeoutSeconds !== undefined ? { timeoutMs: Math.round(timeoutSeconds * 1000) } : {}),
+    ...(maxRetries !== undefined ? { maxRetries } : {}),
+  };
+  return { baseUrl, apiKey: str(env, `${prefix}_API_KEY`), limits };
+}
+
 /** `{ [key]: value }` when the value is set, else nothing: spread into settings. */
 export const ifSet = <K extends string, V>(key: K, value: V | undefined) =>
   value === undefined || value === '' ? {} : ({ [key]: value } as Record<K, V>);

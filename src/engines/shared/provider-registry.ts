@@ -83,14 +83,18 @@ export function providerRegistry<const P extends readonly AnyProvider[]>(
   };
 }
 
+/** The deps of a family whose local engine is passed in (see localProvider). */
+export interface LocalEngineDeps<Engine> {
+  /** The local engine, or a function making it; required for `local`. */
+  local?: Engine | (() => Engine) | undefined;
+}
+
 /**
  * The `local` provider of a family whose local engine is passed in (`deps.local`, an engine or a
  * function making one) rather than imported, so the family's factory does not load it for
  * deployments that use a provider. No settings.
  */
-export function localProvider<Engine>(
-  factory: string,
-): Provider<'local', object, { local?: Engine | (() => Engine) | undefined }, Engine> {
+export function localProvider<Engine>(factory: string): Provider<'local', object, LocalEngineDeps<Engine>, Engine> {
   return {
     kind: 'local',
     parseSettings: () => ({}),

@@ -1,16 +1,14 @@
-import { ConfigError, type Env, ifSet, jsonObject, optionalInt, str, url } from '../shared/env-settings.ts';
-import type { Provider } from '../shared/provider-registry.ts';
+import { ConfigError, type Env, ifSet, jsonObject, providerApiEnv, str, url } from '../shared/env-settings.ts';
+import type { LocalEngineDeps, Provider } from '../shared/provider-registry.ts';
 import type { ProviderDeps } from '../image/provider-http.ts';
 import type { VideoEngine } from './video-engine.ts';
 
-/** What the video engine's factory is given; each provider takes what it needs. */
-export interface VideoEngineDeps extends Partial<ProviderDeps> {
-  /**
-   * The local engine (src/engines/video/local: `createLocalVideoEngine()`), or a function making
-   * it. Required for `local`; passed in so this factory does not pull the renderer in.
-   */
-  local?: VideoEngine | (() => VideoEngine);
-}
+/**
+ * What the video engine's factory is given; each provider takes what it needs. `local` is the
+ * local engine (src/engines/video/local: `createLocalVideoEngine()`) or a function making it,
+ * passed in so the factory does not pull the renderer in.
+ */
+export interface VideoEngineDeps extends Partial<ProviderDeps>, LocalEngineDeps<VideoEngine> {}
 
 /** A video engine provider (`VIDEO_ENGINE=<kind>`), listed in ./providers.ts. */
 export type VideoProvider<Kind extends string, Settings extends object> = Provider<
@@ -27,15 +25,8 @@ export type VideoProvider<Kind extends string, Settings extends object> = Provid
  * after 429, 5xx or a network failure; default 2) and COMFYUI_URL (the ComfyUI server).
  */
 export function videoApiEnv(env: Env) {
-  const baseUrl = url(env, 'VIDEO_API_BASE_URL', ['http:', 'https:']);
-  const timeoutSeconds = optionalInt(env, 'VIDEO_TIMEOUT_SECONDS', 10, 7200);
-  const maxRetries = optionalInt(env, 'VIDEO_MAX_RETRIES', 0, 10);
-  const comfyUrl = url(env, 'COMFYUI_URL', ['http:', 'https:']);
-  const limits = {
-    ...(timeoutSeconds !== undefined ? { timeoutMs: Math.round(timeoutSeconds * 1000) } : {}),
-    ...(maxRetries !== undefined ? { maxRetries } : {}),
-  };
-  return { baseUrl, apiKey: str(env, 'VIDEO_API_KEY'), comfyUrl, limits };
+  const { baseUrl, apiKey, limits } = providerApiEnv(env, 'VIDEO', [10, 7200]);
+  return { baseUrl, apiKey, comfyUrl: url(env, 'COMFYUI_URL', ['http:', 'https:']), limits };
 }
 
 /**
