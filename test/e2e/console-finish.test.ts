@@ -94,7 +94,8 @@ describe.skipIf(!hasChromium && !process.env.CI)('console finish (issue 25) in C
       await page.emulateMedia({ colorScheme: theme });
       for (const size of SIZES) {
         await page.setViewportSize(size);
-        await page.waitForTimeout(80);
+        // Two frames: the new size's or theme's styles and layout are applied (no fixed sleep).
+        await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
         const where = `${name} @${size.width} ${theme}`;
         if (size.width < 400) {
           const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - innerWidth');
