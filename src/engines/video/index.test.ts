@@ -10,7 +10,7 @@ describe('VIDEO_PROVIDERS.parse', () => {
   });
 
   it('maps every provider with its key, model, limits and extra input', () => {
-    // ComfyUI (self-hosted) takes neither a model nor extra input: providers/comfyui.test.ts.
+    // ComfyUI (self-hosted) takes neither a model nor extra input: comfyui/comfyui.test.ts.
     for (const engine of VIDEO_PROVIDERS.kinds.filter((e) => e !== 'local' && e !== 'comfyui')) {
       expect(
         parse({

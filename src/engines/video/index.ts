@@ -4,13 +4,13 @@ import type { VideoEngine } from './video-engine.ts';
 import type { VideoEngineDeps } from './video-provider.ts';
 
 export * from './video-engine.ts';
-export { type ComfyUiVideoSettings, createComfyUiVideoEngine } from './providers/comfyui.ts';
-export { conformProviderVideo } from './providers/conform.ts';
-export { createFalVideoEngine, type FalVideoSettings } from './providers/fal.ts';
-export { createLumaVideoEngine, type LumaSettings } from './providers/luma.ts';
-export type { VideoProviderLimits } from './providers/provider-video.ts';
-export { createReplicateVideoEngine, type ReplicateVideoSettings } from './providers/replicate.ts';
-export { createRunwayVideoEngine, type RunwaySettings } from './providers/runway.ts';
+export { type ComfyUiVideoSettings, createComfyUiVideoEngine } from './comfyui/comfyui.ts';
+export { conformProviderVideo } from './conform.ts';
+export { createFalVideoEngine, type FalVideoSettings } from './fal/fal.ts';
+export { createLumaVideoEngine, type LumaSettings } from './luma/luma.ts';
+export type { VideoProviderLimits } from './provider-video.ts';
+export { createReplicateVideoEngine, type ReplicateVideoSettings } from './replicate/replicate.ts';
+export { createRunwayVideoEngine, type RunwaySettings } from './runway/runway.ts';
 export { VIDEO_PROVIDERS } from './providers.ts';
 export type { VideoEngineDeps } from './video-provider.ts';
 

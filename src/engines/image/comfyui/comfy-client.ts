@@ -14,7 +14,7 @@ import { type EngineWarning, GenerationError } from '../scene-engine.ts';
 
 /**
  * What the ComfyUI scene engine (./comfyui-engine.ts) and video engine
- * (src/engines/video/providers/comfyui.ts) share: API-format workflows with `{{placeholders}}`,
+ * (src/engines/video/comfyui/comfyui.ts) share: API-format workflows with `{{placeholders}}`,
  * uploads, and one run of a workflow on the server, as ComfyUI's own server does it
  * (Comfy-Org/ComfyUI server.py, execution.py, main.py @ a125cd84, v0.3.64):
  *

@@ -12,7 +12,7 @@ import type { InputRoute } from '../provider-inputs.ts';
 
 /**
  * Replicate's HTTP predictions protocol, written once for the image adapter (./replicate-engine.ts)
- * and the video adapter (src/engines/video/providers/replicate.ts). Sources: the official client
+ * and the video adapter (src/engines/video/replicate/replicate.ts). Sources: the official client
  * replicate/replicate-javascript (JS), and replicate/replicate-python-beta (PYB, generated from
  * Replicate's OpenAPI spec).
  *

@@ -12,13 +12,13 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { MediaError } from '../../../adapters/media/media-error.ts';
-import { lastStderrLine, runProcess } from '../../../adapters/media/run-process.ts';
-import { ffmpegPath, probeVideo } from '../../../adapters/media/video.ts';
-import type { VideoProbe } from '../../../adapters/media/video-args.ts';
-import { type EngineWarning, GenerationError } from '../../image/scene-engine.ts';
-import { encodeArgs, inputUrl, num, previewEncodeArgs, previewFilter, type RenderSpec } from '../ffmpeg-args.ts';
-import type { VideoRequest, VideoResult } from '../video-engine.ts';
+import { MediaError } from '../../adapters/media/media-error.ts';
+import { lastStderrLine, runProcess } from '../../adapters/media/run-process.ts';
+import { ffmpegPath, probeVideo } from '../../adapters/media/video.ts';
+import type { VideoProbe } from '../../adapters/media/video-args.ts';
+import { type EngineWarning, GenerationError } from '../image/scene-engine.ts';
+import { encodeArgs, inputUrl, num, previewEncodeArgs, previewFilter, type RenderSpec } from './ffmpeg-args.ts';
+import type { VideoRequest, VideoResult } from './video-engine.ts';
 
 export const PREVIEW = { width: 320, maxSeconds: 3, fps: 15 } as const;
 

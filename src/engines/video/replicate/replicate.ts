@@ -21,7 +21,7 @@ import {
   providerEngine,
   type VideoProviderLimits,
   videoProviderSessions,
-} from './provider-video.ts';
+} from '../provider-video.ts';
 
 /**
  * Videos by a model on Replicate, through the predictions protocol shared with the image adapter

@@ -2,8 +2,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GenerationError } from '../../image/scene-engine.ts';
-import { makeTestMp4, NOT_A_VIDEO, probeClip } from '../fakes/video-media.ts';
+import { GenerationError } from '../image/scene-engine.ts';
+import { makeTestMp4, NOT_A_VIDEO, probeClip } from './fakes/video-media.ts';
 import { conformArgs, conformProviderVideo, conformWarnings, coverSize, requestShape } from './conform.ts';
 import { nearestDuration } from './provider-video.ts';
 

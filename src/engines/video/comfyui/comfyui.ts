@@ -16,7 +16,7 @@ import type { EngineWarning } from '../../image/scene-engine.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
 import { videoApiEnv, type VideoProvider } from '../video-provider.ts';
 import { ifSet, str as envString } from '../../shared/env-settings.ts';
-import { requestShape } from './conform.ts';
+import { requestShape } from '../conform.ts';
 import {
   checkRequest,
   endFrameDropped,
@@ -24,7 +24,7 @@ import {
   providerEngine,
   type VideoProviderLimits,
   videoProviderSessions,
-} from './provider-video.ts';
+} from '../provider-video.ts';
 
 /**
  * Videos by a self-hosted ComfyUI server running an image-to-video workflow: by default the

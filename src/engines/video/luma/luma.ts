@@ -24,7 +24,7 @@ import {
   validId,
   type VideoProviderLimits,
   videoProviderSessions,
-} from './provider-video.ts';
+} from '../provider-video.ts';
 
 /**
  * Videos by Luma's Dream Machine API (lumalabs/lumaai-api openapi.yaml; lumalabs/lumaai-node):

@@ -29,7 +29,7 @@ import {
   validId,
   type VideoProviderLimits,
   videoProviderSessions,
-} from './provider-video.ts';
+} from '../provider-video.ts';
 
 /**
  * Videos by Runway's API (image to video), as its official SDK (runwayml/sdk-node 4.12.0) sends them:

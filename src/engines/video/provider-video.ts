@@ -13,9 +13,9 @@ import {
   type ProviderLimits,
   type ProviderSession,
   type RetryPolicy,
-} from '../../image/provider-http.ts';
-import { type EngineWarning, GenerationError } from '../../image/scene-engine.ts';
-import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
+} from '../image/provider-http.ts';
+import { type EngineWarning, GenerationError } from '../image/scene-engine.ts';
+import type { VideoEngine, VideoRequest, VideoResult } from './video-engine.ts';
 import { type ConformOptions, conformProviderVideo, requestShape } from './conform.ts';
 
 /** Bounds every video provider's settings accept. */

@@ -12,7 +12,7 @@ import {
   providerEngine,
   str,
   type VideoProviderLimits,
-} from './provider-video.ts';
+} from '../provider-video.ts';
 
 /**
  * Videos by a fal.ai model through fal's queue (src/engines/image/fal/fal-queue.ts: submit,
