@@ -38,7 +38,7 @@ describe.each(dbKinds())('variations finishing together (%s)', (kind) => {
         repo.finish(v.id, i === 0 ? 'failed' : 'completed', i === 0 ? { error_message: 'x' } : {}, at),
       ),
     );
-    const statuses = done.map((d) => d?.forge?.status);
+    const statuses = done.map((d) => d?.parent?.status);
     expect(statuses.filter((s) => s === 'completed')).toHaveLength(1);
     expect(statuses.filter((s) => s === 'completed' || s === 'failed')).toHaveLength(1);
     // A variation already terminal is left as it is: no second announcement.

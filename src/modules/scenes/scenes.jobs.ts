@@ -1,7 +1,5 @@
-import { Type } from 'typebox';
 import { fromJson, toJson } from '../../adapters/db/columns.ts';
 import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
-import type { Clock } from '../../clock.ts';
 import {
   type AspectRatio,
   type BackdropHints,
@@ -11,40 +9,36 @@ import {
   type SceneSteering,
 } from '../../engines/image/scene-engine.ts';
 import sharp from 'sharp';
-import { Uuid } from '../../http/schemas.ts';
-import { defineJob, type JobDefinition, type JobRef } from '../../jobs/types.ts';
+import type { JobDefinition } from '../../jobs/types.ts';
 import { layerKey } from '../assets/assets.keys.ts';
 import type { AssetsService } from '../assets/assets.service.ts';
-import type { UsageLedger } from '../usage/usage.ledger.ts';
 import type { GenerationEngines } from '../generation/engines.ts';
 import type { Scores, Warning } from '../generation/generation.schemas.ts';
 import { type GenerationInputs, readInput } from '../generation/inputs.ts';
 import { sceneProvenance } from '../generation/provenance.ts';
-import type { ForgeRow, RefinementRow, ScenesRepo, VariationRow } from './scenes.repo.ts';
+import { type ForgeRow, IMAGE_POOL, type RefinementRow, type ScenesRepo, type VariationRow } from './scenes.repo.ts';
 import { buildCritique } from '../../engines/critique/critique.ts';
 import type { ImageFeatures } from '../../engines/critique/features.ts';
 import type { ScoreName } from '../../engines/critique/scores.ts';
-import { type ChangePublisher, publishChange } from '../../events/publish.ts';
+import { defineRunKind } from '../generation/runs.ts';
+import { type VariationJobDeps, variationJob } from '../generation/variations.ts';
 
-const VariationPayload = Type.Object({ variationId: Uuid });
+/** A scene variation (of a forge or a refinement): one job each, `scenes.variation.<variationId>`; one image_generations unit. */
+export const sceneVariationRun = defineRunKind({
+  table: 'generated_images',
+  job: 'scenes.variation',
+  idKey: 'variationId',
+  change: 'scene_forge',
+  pool: IMAGE_POOL,
+});
 
-/** One job per variation; the job id is `scenes.variation.<variationId>` (sceneVariationJobId). */
-export const sceneVariationJobId = (variationId: string) => `scenes.variation.${variationId}`;
-export const sceneVariationJob: JobRef<typeof VariationPayload> = {
-  name: 'scenes.variation',
-  payload: VariationPayload,
-};
-
-export interface SceneJobsDeps {
+export interface SceneJobsDeps extends VariationJobDeps<ForgeRow, VariationRow> {
   repo: ScenesRepo;
   storage: Pick<ObjectStorage, 'getStream' | 'put'>;
   assets: Pick<AssetsService, 'storeGenerated' | 'readGenerated'>;
-  usage: Pick<UsageLedger, 'commit' | 'release'>;
   engines: GenerationEngines;
-  clock: Clock;
   /** Long side of generated images, px. */
   longSide: number;
-  changes: ChangePublisher;
 }
 
 /** A result read back from a stored image (no engine warnings, no mask: they were not kept). */
@@ -84,25 +78,6 @@ const FAILED_AFTER_RETRIES = 'The image could not be generated after several att
  */
 export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
   const now = () => deps.clock().toISOString();
-
-  /**
-   * Announces the variation's forge as its `finish` transaction left it (after the commit): only
-   * the variation that ended the forge announces its end.
-   */
-  async function changed(done: { forge: ForgeRow | undefined }) {
-    if (done.forge) await publishChange(deps, 'scene_forge', done.forge);
-  }
-
-  async function fail(variationId: string, message: string) {
-    const done = await deps.repo.finish(
-      variationId,
-      'failed',
-      { error_code: 'GENERATION_FAILED', error_message: message },
-      now(),
-    );
-    if (done?.reservationId) await deps.usage.release(done.reservationId);
-    if (done) await changed(done);
-  }
 
   /** Backdrop (the environment asset, or one made from the prompt and palette), then the scene. */
   async function generate(
@@ -222,97 +197,73 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
     }
   }
 
-  const variation = defineJob({
-    ...sceneVariationJob,
-    queue: 'generation',
-    attempts: 3,
-    backoffMs: 2000,
+  const variation = variationJob(sceneVariationRun, deps, {
     timeoutMs: 300_000,
-    async handler({ variationId }, ctx) {
-      if (!(await deps.repo.start(variationId, now()))) return;
-      const v = await deps.repo.variationById(variationId);
-      const forge = v && (await deps.repo.forgeById(v.scene_forge_id));
-      if (!v || !forge) return;
-      await publishChange(deps, 'scene_forge', forge);
+    async run(v, forge, ctx) {
       const inputs = fromJson<GenerationInputs>(forge.context, null as never);
       const aspectRatio = forge.aspect_ratio as AspectRatio;
       const { width, height } = outputSize(aspectRatio, deps.longSide);
       const palette = (inputs.dna?.palette ?? []).map((c) => c.hex);
-      try {
-        const refinement = v.refinement_id ? await deps.repo.refinementById(v.refinement_id) : undefined;
-        const steering = refinement ? await steeringOf(refinement, inputs) : undefined;
-        // A run after an earlier one stored the image (and died before finishing) scores that image.
-        const stored = await deps.assets.readGenerated(v.asset_id);
-        const result = stored
-          ? await storedResult(stored)
-          : await generate(
-              v,
-              forge,
-              inputs,
-              { aspectRatio, width, height, palette, ...(steering ? { steering } : {}) },
-              ctx.signal,
-            );
-        ctx.signal.throwIfAborted();
-        if (!stored) {
-          // The layers first: a run that dies between the two stores them again (same keys), never
-          // leaving an image without them.
-          if (result.layers) await storeLayers(v.organization_id, v.asset_id, result.layers);
-          await deps.assets.storeGenerated({
-            orgId: v.organization_id,
-            brandId: v.brand_id,
-            assetId: v.asset_id,
-            png: result.png,
-            fileName: `scene-${forge.id.slice(0, 8)}-${v.label.slice(1)}.png`,
-            type: 'image',
-            description: forge.blending_prompt.slice(0, 500),
-            tags: ['generated', 'scene'],
-            provenance: sceneProvenance(
-              result,
-              inputs,
-              v.refinement_id ? 'A refinement of a scene variation' : 'A scene variation of the product',
-            ),
-          });
-        }
-        const logoAsset = inputs.brand.logo
-          ? await readInput(deps.storage, inputs.brand.logo).catch(() => undefined)
-          : undefined;
-        const { scores, features } = await deps.engines.analyze(result.png, {
-          productMask: result.productMask,
-          palette,
-          ...(result.logoBoxes ? { logoBoxes: result.logoBoxes } : {}),
-          logoAsset,
+      const refinement = v.refinement_id ? await deps.repo.refinementById(v.refinement_id) : undefined;
+      const steering = refinement ? await steeringOf(refinement, inputs) : undefined;
+      // A run after an earlier one stored the image (and died before finishing) scores that image.
+      const stored = await deps.assets.readGenerated(v.asset_id);
+      const result = stored
+        ? await storedResult(stored)
+        : await generate(
+            v,
+            forge,
+            inputs,
+            { aspectRatio, width, height, palette, ...(steering ? { steering } : {}) },
+            ctx.signal,
+          );
+      ctx.signal.throwIfAborted();
+      if (!stored) {
+        // The layers first: a run that dies between the two stores them again (same keys), never
+        // leaving an image without them.
+        if (result.layers) await storeLayers(v.organization_id, v.asset_id, result.layers);
+        await deps.assets.storeGenerated({
+          orgId: v.organization_id,
+          brandId: v.brand_id,
+          assetId: v.asset_id,
+          png: result.png,
+          fileName: `scene-${forge.id.slice(0, 8)}-${v.label.slice(1)}.png`,
+          type: 'image',
+          description: forge.blending_prompt.slice(0, 500),
+          tags: ['generated', 'scene'],
+          provenance: sceneProvenance(
+            result,
+            inputs,
+            v.refinement_id ? 'A refinement of a scene variation' : 'A scene variation of the product',
+          ),
         });
-        const sourceScores = refinement?.source_scores
-          ? fromJson<Scores>(refinement.source_scores, null as never)
-          : undefined;
-        const critique =
-          v.critique_status === null ? undefined : critiqueOf(features, scores, forge, inputs, refinement);
-        const warnings: Warning[] = [...fromJson<Warning[]>(v.warnings, []), ...result.warnings];
-        const done = await deps.repo.finish(
-          variationId,
-          'completed',
-          {
-            width: result.width,
-            height: result.height,
-            scores: toJson(scores),
-            ...(sourceScores ? { score_deltas: toJson(scoreDeltas(scores, sourceScores)) } : {}),
-            warnings: toJson(warnings),
-            engine: result.engine,
-            ...(critique ? { critique_status: critique.status, critique: critique.body } : {}),
-          },
-          now(),
-        );
-        if (done?.reservationId) await deps.usage.commit(done.reservationId);
-        if (done) await changed(done);
-      } catch (err) {
-        if (err instanceof GenerationError && !err.retryable) return void (await fail(variationId, err.message));
-        throw err;
       }
+      const logoAsset = inputs.brand.logo
+        ? await readInput(deps.storage, inputs.brand.logo).catch(() => undefined)
+        : undefined;
+      const { scores, features } = await deps.engines.analyze(result.png, {
+        productMask: result.productMask,
+        palette,
+        ...(result.logoBoxes ? { logoBoxes: result.logoBoxes } : {}),
+        logoAsset,
+      });
+      const sourceScores = refinement?.source_scores
+        ? fromJson<Scores>(refinement.source_scores, null as never)
+        : undefined;
+      const critique = v.critique_status === null ? undefined : critiqueOf(features, scores, forge, inputs, refinement);
+      const warnings: Warning[] = [...fromJson<Warning[]>(v.warnings, []), ...result.warnings];
+      return {
+        width: result.width,
+        height: result.height,
+        scores: toJson(scores),
+        ...(sourceScores ? { score_deltas: toJson(scoreDeltas(scores, sourceScores)) } : {}),
+        warnings: toJson(warnings),
+        engine: result.engine,
+        ...(critique ? { critique_status: critique.status, critique: critique.body } : {}),
+      };
     },
-    async onFailed({ variationId }, error, ctx) {
-      ctx.log.error({ variationId, err: error.message }, 'scene variation failed after retries');
-      await fail(variationId, error instanceof GenerationError ? error.message : FAILED_AFTER_RETRIES);
-    },
+    failedMessage: (error) => (error instanceof GenerationError ? error.message : FAILED_AFTER_RETRIES),
+    failedLog: 'scene variation failed after retries',
   });
   return [variation];
 }

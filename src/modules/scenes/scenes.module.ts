@@ -8,8 +8,8 @@ import type { PlanCatalog } from '../usage/plans.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
 import type { GenerationEngines } from '../generation/engines.ts';
 import type { InputsResolver } from '../generation/inputs.ts';
-import { pendingKind } from '../generation/pending-sweep.ts';
-import { sceneJobs, sceneVariationJob, sceneVariationJobId } from './scenes.jobs.ts';
+import { pendingRuns } from '../generation/runs.ts';
+import { sceneJobs, sceneVariationRun } from './scenes.jobs.ts';
 import { createScenesRepo } from './scenes.repo.ts';
 import { createScenesService } from './scenes.service.ts';
 
@@ -33,11 +33,6 @@ export function createScenesModule(deps: ScenesModuleDeps) {
   const repo = createScenesRepo(deps.db);
   const service = createScenesService({ ...deps, repo });
   const jobs = sceneJobs({ ...deps, repo, longSide: deps.config.imageLongSide });
-  const pending = [
-    pendingKind(jobs, sceneVariationJob, 'generated_images', (r) => ({
-      payload: { variationId: r.id },
-      jobId: sceneVariationJobId(r.id as string),
-    })),
-  ];
+  const pending = [pendingRuns(jobs, sceneVariationRun)];
   return { service, jobs, repo, pending };
 }

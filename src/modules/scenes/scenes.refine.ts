@@ -10,12 +10,12 @@ import type { Principal } from '../access/access.service.ts';
 import type { AssetsService } from '../assets/assets.service.ts';
 import type { Scores } from '../generation/generation.schemas.ts';
 import type { GenerationInputs } from '../generation/inputs.ts';
-import { reserveUnits, writeOrRelease } from '../generation/quota.ts';
 import { seedOf } from '../generation/rollup.ts';
+import { createVariations } from '../generation/variations.ts';
 import type { GenerationEngines } from '../generation/engines.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
-import { LAYOUTS, sceneVariationJob, sceneVariationJobId } from './scenes.jobs.ts';
-import { blankVariation, IMAGE_POOL, type RefinementRow, type ScenesRepo, type VariationRow } from './scenes.repo.ts';
+import { LAYOUTS, sceneVariationRun } from './scenes.jobs.ts';
+import { blankVariation, type RefinementRow, type ScenesRepo, type VariationRow } from './scenes.repo.ts';
 import type { RefineBody, SteerObjective } from './scenes.schemas.ts';
 
 export interface RefinerDeps {
@@ -92,62 +92,59 @@ export function createRefiner(deps: RefinerDeps) {
 
     const refinementId = randomUUID();
     const variationIds = Array.from({ length: count }, () => randomUUID());
-    const reservations = await reserveUnits(deps.usage, p.org.id, IMAGE_POOL, variationIds);
-    const at = deps.clock().toISOString();
-    const sourceScores = source.scores ? fromJson<Scores>(source.scores, null as never) : scores;
-    const refinement: RefinementRow = {
-      id: refinementId,
-      scene_forge_id: forge.id,
-      organization_id: p.org.id,
-      generation: source.generation + 1,
-      steer_objective: objective,
-      source_variation_id: source.id,
-      source_label: source.label,
-      source_asset_id: source.asset_id,
-      source_scores: toJson(sourceScores),
-      steering: toJson(steering),
-      levers: toJson(levers),
-      prompt_patches: toJson(patches.applied),
-      steering_applied: steeringApplied,
-      status: 'pending',
-      created_at: at,
-      updated_at: at,
-    };
-    const first = all.length;
-    const variations = variationIds.map(
-      (id, i): VariationRow => ({
-        ...blankVariation,
-        id,
-        scene_forge_id: forge.id,
-        organization_id: p.org.id,
-        brand_id: forge.brand_id,
-        refinement_id: refinementId,
-        source_variation_id: source.id,
-        generation: source.generation + 1,
-        label: `#${first + i + 1}`,
-        position: first + i,
-        status: 'pending',
-        blending_prompt: patches.prompt,
-        seed: seedOf(refinementId, i),
-        asset_id: randomUUID(),
-        warnings: '[]',
-        critique_status: source.critique_status === null ? null : 'pending',
-        reservation_id: reservations[i] ?? null,
-        created_at: at,
-        updated_at: at,
-      }),
-    );
-    await writeOrRelease(
-      deps.usage,
-      reservations,
-      async () => {
-        await repo.insertRefinement(refinement, variations, at);
-        for (const v of variations) {
-          await deps.jobs.enqueue(sceneVariationJob, { variationId: v.id }, { jobId: sceneVariationJobId(v.id) });
-        }
+    const { refinement, variations } = await createVariations(deps, sceneVariationRun, {
+      orgId: p.org.id,
+      ids: variationIds,
+      rows: (reservations) => {
+        const at = deps.clock().toISOString();
+        const sourceScores = source.scores ? fromJson<Scores>(source.scores, null as never) : scores;
+        const refinement: RefinementRow = {
+          id: refinementId,
+          scene_forge_id: forge.id,
+          organization_id: p.org.id,
+          generation: source.generation + 1,
+          steer_objective: objective,
+          source_variation_id: source.id,
+          source_label: source.label,
+          source_asset_id: source.asset_id,
+          source_scores: toJson(sourceScores),
+          steering: toJson(steering),
+          levers: toJson(levers),
+          prompt_patches: toJson(patches.applied),
+          steering_applied: steeringApplied,
+          status: 'pending',
+          created_at: at,
+          updated_at: at,
+        };
+        const first = all.length;
+        const variations = variationIds.map(
+          (id, i): VariationRow => ({
+            ...blankVariation,
+            id,
+            scene_forge_id: forge.id,
+            organization_id: p.org.id,
+            brand_id: forge.brand_id,
+            refinement_id: refinementId,
+            source_variation_id: source.id,
+            generation: source.generation + 1,
+            label: `#${first + i + 1}`,
+            position: first + i,
+            status: 'pending',
+            blending_prompt: patches.prompt,
+            seed: seedOf(refinementId, i),
+            asset_id: randomUUID(),
+            warnings: '[]',
+            critique_status: source.critique_status === null ? null : 'pending',
+            reservation_id: reservations[i] ?? null,
+            created_at: at,
+            updated_at: at,
+          }),
+        );
+        return { refinement, variations };
       },
-      () => repo.deleteRefinement(refinementId),
-    );
+      insert: (rows) => repo.insertRefinement(rows.refinement, rows.variations, rows.refinement.created_at),
+      undo: () => repo.deleteRefinement(refinementId),
+    });
     return { forgeId: forge.id, refinement, variations };
   };
 }

@@ -4,6 +4,7 @@ import type { DB } from '../../adapters/db/schema.ts';
 import { type GenerationStatus, PARTNERS } from '../generation/generation.schemas.ts';
 import type { GeneratedImagesTable, SceneForgesTable, SceneRefinementsTable } from './scenes.tables.ts';
 import { rollUpStatus } from '../generation/rollup.ts';
+import { createVariationsRepo } from '../generation/variations.repo.ts';
 
 export type ForgeRow = SceneForgesTable;
 export type VariationRow = GeneratedImagesTable;
@@ -41,28 +42,14 @@ export interface ForgeListQuery {
   limit: number;
 }
 
-/** Variation fields a terminal transition writes. */
-export type VariationOutcome = Partial<
-  Pick<
-    VariationRow,
-    'width' | 'height' | 'scores' | 'warnings' | 'engine' | 'error_code' | 'error_message' | 'critique_status'
-  >
->;
-
 /**
- * SQL of scene forges and their variations. Every variation transition and the forge's roll-up
- * run in one transaction that first locks the forge row (PostgreSQL; SQLite runs one write
- * transaction at a time), so two variations finishing together cannot leave a stale forge status.
+ * SQL of scene forges, their refinements and variations. The variations' transitions and the
+ * forge's roll-up are generation/variations.repo.ts's (in one transaction that locks the forge);
+ * a refinement's status is rolled up in the same transaction.
  */
 export function createScenesRepo(db: Database) {
   const k = db.kysely;
   type Tx = Transaction<DB>;
-
-  async function lockForge(trx: Tx, forgeId: string): Promise<ForgeRow | undefined> {
-    let q = trx.selectFrom('scene_forges').selectAll().where('id', '=', forgeId);
-    if (db.dialect === 'postgres') q = q.forUpdate();
-    return q.executeTakeFirst();
-  }
 
   /** Recomputes a refinement's status from its variations (inside the forge's lock). */
   async function rollUpRefinement(trx: Tx, refinementId: string, at: string): Promise<void> {
@@ -80,30 +67,15 @@ export function createScenesRepo(db: Database) {
       .execute();
   }
 
-  /** Recomputes the forge's status from all its variations (inside the forge's lock); returns it. */
-  async function rollUp(trx: Tx, forge: ForgeRow, at: string): Promise<GenerationStatus> {
-    const rows = await trx
-      .selectFrom('generated_images')
-      .select('status')
-      .where('scene_forge_id', '=', forge.id)
-      .execute();
-    const status = rollUpStatus(rows.map((r) => r.status as GenerationStatus));
-    if (status === forge.status) return status;
-    await trx
-      .updateTable('scene_forges')
-      .set({
-        status,
-        updated_at: at,
-        completed_at: status === 'completed' ? at : null,
-        failed_at: status === 'failed' ? at : null,
-        error_code: status === 'failed' ? 'GENERATION_FAILED' : null,
-        error_message:
-          status === 'failed' ? 'No variation could be generated; see each variation for its reason' : null,
-      })
-      .where('id', '=', forge.id)
-      .execute();
-    return status;
-  }
+  const runs = createVariationsRepo(db, {
+    parents: 'scene_forges',
+    variations: 'generated_images',
+    parentKey: 'scene_forge_id',
+    failedMessage: () => 'No variation could be generated; see each variation for its reason',
+    alsoRollUp: async (trx, v, at) => {
+      if (v.refinement_id) await rollUpRefinement(trx, v.refinement_id, at);
+    },
+  });
 
   return {
     /** The forge and its first variations, in one transaction. */
@@ -117,10 +89,10 @@ export function createScenesRepo(db: Database) {
     /** A refinement and its variations, in one transaction that locks the forge. */
     async insertRefinement(refinement: RefinementRow, variations: VariationRow[], at: string): Promise<void> {
       await k.transaction().execute(async (trx) => {
-        const forge = await lockForge(trx, refinement.scene_forge_id);
+        const forge = await runs.lockParent(trx, refinement.scene_forge_id);
         await trx.insertInto('scene_refinements').values(refinement).execute();
         await trx.insertInto('generated_images').values(variations).execute();
-        if (forge) await rollUp(trx, forge, at);
+        if (forge) await runs.rollUp(trx, forge, at);
       });
     },
 
@@ -151,22 +123,10 @@ export function createScenesRepo(db: Database) {
       await k.deleteFrom('scene_forges').where('id', '=', id).execute();
     },
 
-    async findForge(orgId: string, id: string): Promise<ForgeRow | undefined> {
-      return k
-        .selectFrom('scene_forges')
-        .selectAll()
-        .where('organization_id', '=', orgId)
-        .where('id', '=', id.toLowerCase())
-        .executeTakeFirst();
-    },
-
-    async forgeById(id: string): Promise<ForgeRow | undefined> {
-      return k.selectFrom('scene_forges').selectAll().where('id', '=', id).executeTakeFirst();
-    },
-
-    async variationById(id: string): Promise<VariationRow | undefined> {
-      return k.selectFrom('generated_images').selectAll().where('id', '=', id).executeTakeFirst();
-    },
+    findForge: runs.findParent,
+    forgeById: runs.parentById,
+    variationById: runs.variationById,
+    parentOf: runs.parentOf,
 
     /** Variations of these forges, by generation then position. */
     async variationsOf(forgeIds: string[]): Promise<VariationRow[]> {
@@ -235,67 +195,13 @@ export function createScenesRepo(db: Database) {
         .executeTakeFirst();
     },
 
+    /** `pending` → `processing` for a variation (and its forge); false when already terminal. */
+    start: runs.start,
     /**
-     * `pending` → `processing` for a variation (and its forge when still pending). Returns false
-     * when the variation is already terminal (a job that ran again after it finished).
+     * Makes a variation terminal (once) and rolls its forge (and refinement) up: the variation's
+     * reservation and the forge as this transaction left it, or undefined (variations.repo.ts).
      */
-    async start(variationId: string, at: string): Promise<boolean> {
-      return k.transaction().execute(async (trx) => {
-        const v = await trx
-          .selectFrom('generated_images')
-          .select(['scene_forge_id', 'status', 'refinement_id'])
-          .where('id', '=', variationId)
-          .executeTakeFirst();
-        if (!v || v.status === 'completed' || v.status === 'failed') return false;
-        const forge = await lockForge(trx, v.scene_forge_id);
-        if (!forge) return false;
-        if (v.status === 'pending') {
-          await trx
-            .updateTable('generated_images')
-            .set({ status: 'processing', updated_at: at })
-            .where('id', '=', variationId)
-            .execute();
-        }
-        if (v.refinement_id) await rollUpRefinement(trx, v.refinement_id, at);
-        await rollUp(trx, forge, at);
-        return true;
-      });
-    },
-
-    /**
-     * Makes a variation terminal (once: a terminal variation is left as it is) and rolls its forge
-     * up. Returns the variation's reservation and the forge as this transaction left it when this
-     * call made the variation terminal, else undefined. (Announce that forge, not one read again:
-     * two variations finishing together would both read the other's roll-up and both announce
-     * the forge's end.)
-     */
-    async finish(
-      variationId: string,
-      status: 'completed' | 'failed',
-      outcome: VariationOutcome,
-      at: string,
-    ): Promise<{ reservationId: string | null; forge: ForgeRow | undefined } | undefined> {
-      return k.transaction().execute(async (trx) => {
-        const v = await trx.selectFrom('generated_images').selectAll().where('id', '=', variationId).executeTakeFirst();
-        if (!v || v.status === 'completed' || v.status === 'failed') return undefined;
-        const forge = await lockForge(trx, v.scene_forge_id);
-        await trx
-          .updateTable('generated_images')
-          .set({
-            ...outcome,
-            status,
-            updated_at: at,
-            completed_at: status === 'completed' ? at : null,
-            failed_at: status === 'failed' ? at : null,
-          })
-          .where('id', '=', variationId)
-          .where('status', 'not in', ['completed', 'failed'])
-          .execute();
-        if (v.refinement_id) await rollUpRefinement(trx, v.refinement_id, at);
-        const forgeStatus = forge && (await rollUp(trx, forge, at));
-        return { reservationId: v.reservation_id, forge: forge && { ...forge, status: forgeStatus ?? forge.status } };
-      });
-    },
+    finish: runs.finish,
   };
 }
 

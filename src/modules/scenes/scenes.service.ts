@@ -14,15 +14,15 @@ import { toEnhancementInput } from '../generation/enhancement-input.ts';
 import { conditionPrompt } from '../generation/prompt.ts';
 import { sceneWarnings } from '../../engines/text/local/scene-enhancer.local.ts';
 import { pendingLifecycle } from '../generation/lifecycle.ts';
-import { reserveUnits, writeOrRelease } from '../generation/quota.ts';
 import { seedOf } from '../generation/rollup.ts';
-import { sceneVariationJob, sceneVariationJobId } from './scenes.jobs.ts';
+import { createVariations } from '../generation/variations.ts';
+import { sceneVariationRun } from './scenes.jobs.ts';
 import { presentForges, presentVariation } from './scenes.presenter.ts';
 import { createRefiner } from './scenes.refine.ts';
 import type { GenerationEngines } from '../generation/engines.ts';
 import { type ChangePublisher, publishChange } from '../../events/publish.ts';
 import type { PlanCatalog } from '../usage/plans.ts';
-import { blankVariation, type ForgeRow, IMAGE_POOL, type ScenesRepo, type VariationRow } from './scenes.repo.ts';
+import { blankVariation, type ForgeRow, type ScenesRepo, type VariationRow } from './scenes.repo.ts';
 import type {
   CreateSceneForgeBody,
   ListSceneForgesQuery,
@@ -100,7 +100,6 @@ export function createScenesService(deps: ScenesServiceDeps) {
       const forgeId = randomUUID();
       const at = now();
       const variationIds = Array.from({ length: INITIAL_VARIATIONS }, () => randomUUID());
-      const reservations = await reserveUnits(deps.usage, orgId, IMAGE_POOL, variationIds);
       const forge: ForgeRow = {
         id: forgeId,
         organization_id: orgId,
@@ -119,38 +118,34 @@ export function createScenesService(deps: ScenesServiceDeps) {
         context: toJson(inputs),
         ...pendingLifecycle(at),
       };
-      const variations = variationIds.map(
-        (id, position): VariationRow => ({
-          ...blankVariation,
-          id,
-          scene_forge_id: forgeId,
-          organization_id: orgId,
-          brand_id: brandIdNorm,
-          generation: 1,
-          label: `#${position + 1}`,
-          position,
-          status: 'pending',
-          blending_prompt: body.blendingPrompt,
-          seed: seedOf(forgeId, position),
-          asset_id: randomUUID(),
-          warnings: toJson(warnings),
-          critique_status: critiqued ? 'pending' : null,
-          reservation_id: reservations[position] ?? null,
-          created_at: at,
-          updated_at: at,
-        }),
-      );
-      await writeOrRelease(
-        deps.usage,
-        reservations,
-        async () => {
-          await repo.insertForge(forge, variations);
-          for (const v of variations) {
-            await deps.jobs.enqueue(sceneVariationJob, { variationId: v.id }, { jobId: sceneVariationJobId(v.id) });
-          }
-        },
-        () => repo.deleteForge(forgeId),
-      );
+      const variations = await createVariations(deps, sceneVariationRun, {
+        orgId,
+        ids: variationIds,
+        rows: (reservations) =>
+          variationIds.map(
+            (id, position): VariationRow => ({
+              ...blankVariation,
+              id,
+              scene_forge_id: forgeId,
+              organization_id: orgId,
+              brand_id: brandIdNorm,
+              generation: 1,
+              label: `#${position + 1}`,
+              position,
+              status: 'pending',
+              blending_prompt: body.blendingPrompt,
+              seed: seedOf(forgeId, position),
+              asset_id: randomUUID(),
+              warnings: toJson(warnings),
+              critique_status: critiqued ? 'pending' : null,
+              reservation_id: reservations[position] ?? null,
+              created_at: at,
+              updated_at: at,
+            }),
+          ),
+        insert: (variations) => repo.insertForge(forge, variations),
+        undo: () => repo.deleteForge(forgeId),
+      });
       // The forge as stored: a worker may already be on its first variation.
       return (await presentForges([forge], orgId, repo, deps.assets, { variations }))[0]!;
     },

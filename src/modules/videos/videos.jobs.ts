@@ -1,44 +1,38 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Type } from 'typebox';
 import { fromJson, toJson } from '../../adapters/db/columns.ts';
 import { isStorageError, type ObjectStorage } from '../../adapters/storage/storage.port.ts';
 import { downloadToFile, readToBuffer } from '../../adapters/storage/storage.ts';
-import type { Clock } from '../../clock.ts';
 import { GenerationError } from '../../engines/image/scene-engine.ts';
 import type { VideoEngine, VideoReference, VideoRequest } from '../../engines/video/video-engine.ts';
-import { Uuid } from '../../http/schemas.ts';
-import { defineJob, type JobDefinition, type JobRef } from '../../jobs/types.ts';
+import type { JobDefinition } from '../../jobs/types.ts';
 import { layerKey, previewKey } from '../assets/assets.keys.ts';
 import type { AssetsService } from '../assets/assets.service.ts';
 import type { Warning } from '../generation/generation.schemas.ts';
 import { videoProvenance } from '../generation/provenance.ts';
 import { type AssetInput, readInput } from '../generation/inputs.ts';
-import type { UsageLedger } from '../usage/usage.ledger.ts';
 import type { VideoInputs } from './video-inputs.ts';
 import type { VideoModelId } from './video-models.ts';
-import type { GroupRow, VideoRow, VideosRepo } from './videos.repo.ts';
-import { type ChangePublisher, publishChange } from '../../events/publish.ts';
+import { type GroupRow, VIDEO_POOL, type VideoRow, type VideosRepo } from './videos.repo.ts';
+import { defineRunKind } from '../generation/runs.ts';
+import { type VariationJobDeps, variationJob } from '../generation/variations.ts';
 
-const VariationPayload = Type.Object({ variationId: Uuid });
+/** A video variation: one job each, `videos.variation.<variationId>`; its duration's video_seconds. */
+export const videoVariationRun = defineRunKind({
+  table: 'generated_videos',
+  job: 'videos.variation',
+  idKey: 'variationId',
+  change: 'video_group',
+  pool: VIDEO_POOL,
+});
 
-/** One job per variation; the job id is `videos.variation.<variationId>` (videoVariationJobId). */
-export const videoVariationJobId = (variationId: string) => `videos.variation.${variationId}`;
-export const videoVariationJob: JobRef<typeof VariationPayload> = {
-  name: 'videos.variation',
-  payload: VariationPayload,
-};
-
-export interface VideoJobsDeps {
+export interface VideoJobsDeps extends VariationJobDeps<GroupRow, VideoRow> {
   repo: VideosRepo;
   storage: Pick<ObjectStorage, 'getStream'>;
   assets: Pick<AssetsService, 'storeGenerated' | 'exists'>;
-  usage: Pick<UsageLedger, 'commit' | 'release'>;
   /** The engine a model is mapped to (config). */
   videoEngine(model: VideoModelId): VideoEngine;
-  clock: Clock;
-  changes: ChangePublisher;
 }
 
 const FAILED_AFTER_RETRIES = 'The video could not be generated after several attempts; try again';
@@ -71,27 +65,6 @@ export function enginePrompt(prompt: string, inputs: Pick<VideoInputs, 'dna'>): 
  * and, after the last attempt, fails it with a generic reason.
  */
 export function videoJobs(deps: VideoJobsDeps): JobDefinition[] {
-  const now = () => deps.clock().toISOString();
-
-  /**
-   * Announces the variation's group as its `finish` transaction left it (after the commit): only
-   * the variation that ended the group announces its end.
-   */
-  async function changed(done: { group: GroupRow | undefined }) {
-    if (done.group) await publishChange(deps, 'video_group', done.group);
-  }
-
-  async function fail(variationId: string, message: string) {
-    const done = await deps.repo.finish(
-      variationId,
-      'failed',
-      { error_code: 'GENERATION_FAILED', error_message: message },
-      now(),
-    );
-    if (done?.reservationId) await deps.usage.release(done.reservationId);
-    if (done) await changed(done);
-  }
-
   /** An input's bytes; a deleted input fails the variation (it can never succeed). */
   async function read(input: AssetInput, fallbackKey?: string): Promise<Buffer> {
     try {
@@ -164,72 +137,44 @@ export function videoJobs(deps: VideoJobsDeps): JobDefinition[] {
     });
   }
 
-  const variation = defineJob({
-    ...videoVariationJob,
-    queue: 'generation',
-    attempts: 3,
-    backoffMs: 2000,
+  const variation = variationJob(videoVariationRun, deps, {
     timeoutMs: 900_000,
-    async handler({ variationId }, ctx) {
-      if (!(await deps.repo.start(variationId, now()))) return;
-      const v = await deps.repo.variationById(variationId);
-      const g = v && (await deps.repo.groupById(v.group_id));
-      if (!v || !g) return;
-      await publishChange(deps, 'video_group', g);
+    async run(v, g, ctx) {
       const inputs = fromJson<VideoInputs>(g.context, null as never);
       const preview = previewKey(v.organization_id, v.asset_id);
+      // An earlier run stored the clip and died before finishing: finish with what it stored.
+      if (await deps.assets.exists(v.asset_id)) return { preview_key: preview };
+      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'atelier-video-job-'));
       try {
-        if (await deps.assets.exists(v.asset_id)) {
-          // An earlier run stored the clip and died before finishing: finish with what it stored.
-          const done = await deps.repo.finish(variationId, 'completed', { preview_key: preview }, now());
-          if (done?.reservationId) await deps.usage.commit(done.reservationId);
-          if (done) await changed(done);
-          return;
-        }
-        const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'atelier-video-job-'));
-        try {
-          const result = await render(v, g, inputs, dir, ctx.signal);
-          ctx.signal.throwIfAborted();
-          const stored = await deps.assets.storeGenerated({
-            orgId: v.organization_id,
-            brandId: v.brand_id,
-            assetId: v.asset_id,
-            mp4: result.mp4,
-            ...(result.previewFormat === 'mp4' ? { preview: result.preview } : {}),
-            fileName: `video-${g.id.slice(0, 8)}-${v.position + 1}.mp4`,
-            type: 'video',
-            description: v.prompt.slice(0, 500),
-            tags: ['generated', 'video'],
-            provenance: videoProvenance(result.engine, inputs, 'A product video'),
-          });
-          const warnings: Warning[] = [...fromJson<Warning[]>(v.warnings, []), ...result.warnings];
-          const done = await deps.repo.finish(
-            variationId,
-            'completed',
-            {
-              width: stored.metadata.dimension?.width ?? result.width,
-              height: stored.metadata.dimension?.height ?? result.height,
-              preview_key: result.previewFormat === 'mp4' ? preview : null,
-              camera: result.camera?.move ?? null,
-              warnings: toJson(warnings),
-              engine: result.engine,
-            },
-            now(),
-          );
-          if (done?.reservationId) await deps.usage.commit(done.reservationId);
-          if (done) await changed(done);
-        } finally {
-          await fs.rm(dir, { recursive: true, force: true });
-        }
-      } catch (err) {
-        if (err instanceof GenerationError && !err.retryable) return void (await fail(variationId, err.message));
-        throw err;
+        const result = await render(v, g, inputs, dir, ctx.signal);
+        ctx.signal.throwIfAborted();
+        const stored = await deps.assets.storeGenerated({
+          orgId: v.organization_id,
+          brandId: v.brand_id,
+          assetId: v.asset_id,
+          mp4: result.mp4,
+          ...(result.previewFormat === 'mp4' ? { preview: result.preview } : {}),
+          fileName: `video-${g.id.slice(0, 8)}-${v.position + 1}.mp4`,
+          type: 'video',
+          description: v.prompt.slice(0, 500),
+          tags: ['generated', 'video'],
+          provenance: videoProvenance(result.engine, inputs, 'A product video'),
+        });
+        const warnings: Warning[] = [...fromJson<Warning[]>(v.warnings, []), ...result.warnings];
+        return {
+          width: stored.metadata.dimension?.width ?? result.width,
+          height: stored.metadata.dimension?.height ?? result.height,
+          preview_key: result.previewFormat === 'mp4' ? preview : null,
+          camera: result.camera?.move ?? null,
+          warnings: toJson(warnings),
+          engine: result.engine,
+        };
+      } finally {
+        await fs.rm(dir, { recursive: true, force: true });
       }
     },
-    async onFailed({ variationId }, error, ctx) {
-      ctx.log.error({ variationId, err: error.message }, 'video variation failed after retries');
-      await fail(variationId, error instanceof GenerationError ? error.message : FAILED_AFTER_RETRIES);
-    },
+    failedMessage: (error) => (error instanceof GenerationError ? error.message : FAILED_AFTER_RETRIES),
+    failedLog: 'video variation failed after retries',
   });
   return [variation];
 }

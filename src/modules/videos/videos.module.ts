@@ -9,13 +9,12 @@ import type { PlanCatalog } from '../usage/plans.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
 import { createRunsRepo } from '../generation/runs.repo.ts';
 import { pendingRuns } from '../generation/runs.ts';
-import { pendingKind } from '../generation/pending-sweep.ts';
 import { videoEnhancementJobs, videoEnhancementRun } from './video-enhancements.jobs.ts';
 import { createVideoEnhancementsService } from './video-enhancements.service.ts';
 import type { GenerationEngines } from '../generation/engines.ts';
 import type { InputsResolver } from '../generation/inputs.ts';
 import { createVideosRepo } from './videos.repo.ts';
-import { videoJobs, videoVariationJob, videoVariationJobId } from './videos.jobs.ts';
+import { videoJobs, videoVariationRun } from './videos.jobs.ts';
 import { createVideosService } from './videos.service.ts';
 
 export interface VideosModuleDeps {
@@ -47,12 +46,6 @@ export function createVideosModule(deps: VideosModuleDeps) {
     ...videoJobs({ ...deps, repo, videoEngine: deps.engines.video }),
     ...videoEnhancementJobs({ ...deps, repo: enhancementsRepo, enhancer: deps.engines.videoEnhancer }),
   ];
-  const pending = [
-    pendingKind(jobs, videoVariationJob, 'generated_videos', (r) => ({
-      payload: { variationId: r.id },
-      jobId: videoVariationJobId(r.id as string),
-    })),
-    pendingRuns(jobs, videoEnhancementRun),
-  ];
+  const pending = [pendingRuns(jobs, videoVariationRun), pendingRuns(jobs, videoEnhancementRun)];
   return { service, enhancements, jobs, pending };
 }

@@ -10,15 +10,15 @@ import { uploadKey } from '../assets/assets.keys.ts';
 import type { Warning } from '../generation/generation.schemas.ts';
 import type { InputsResolver } from '../generation/inputs.ts';
 import { pendingLifecycle } from '../generation/lifecycle.ts';
-import { reserveUnits, writeOrRelease } from '../generation/quota.ts';
 import { seedOf } from '../generation/rollup.ts';
+import { createVariations } from '../generation/variations.ts';
 import type { PlanCatalog } from '../usage/plans.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
 import { lookUpVideoAssets, videoInputsOf } from './video-inputs.ts';
 import { referencedAssetIds, validateGenerateVideo } from './video-rules.ts';
-import { videoVariationJob, videoVariationJobId } from './videos.jobs.ts';
+import { videoVariationRun } from './videos.jobs.ts';
 import { presentGroups, type VideoPresenterDeps } from './videos.presenter.ts';
-import { type GroupRow, VIDEO_POOL, type VideoRow, type VideosRepo } from './videos.repo.ts';
+import type { GroupRow, VideoRow, VideosRepo } from './videos.repo.ts';
 import type {
   GeneratedVideosGroup,
   GeneratedVideosGroupList,
@@ -83,7 +83,6 @@ export function createVideosService(deps: VideosServiceDeps) {
       const groupId = randomUUID();
       const at = deps.clock().toISOString();
       const variationIds = req.userPrompts.map(() => randomUUID());
-      const reservations = await reserveUnits(deps.usage, orgId, VIDEO_POOL, variationIds, req.duration);
       const group: GroupRow = {
         id: groupId,
         organization_id: orgId,
@@ -106,43 +105,40 @@ export function createVideosService(deps: VideosServiceDeps) {
         context: toJson(inputs),
         ...pendingLifecycle(at),
       };
-      const variations = req.userPrompts.map(
-        (prompt, position): VideoRow => ({
-          id: variationIds[position]!,
-          group_id: groupId,
-          organization_id: orgId,
-          brand_id: brand.id,
-          position,
-          status: 'pending',
-          prompt,
-          seed: seedOf(groupId, position),
-          asset_id: randomUUID(),
-          preview_key: null,
-          width: null,
-          height: null,
-          camera: null,
-          warnings: toJson(warnings),
-          engine: null,
-          reservation_id: reservations[position] ?? null,
-          error_code: null,
-          error_message: null,
-          created_at: at,
-          updated_at: at,
-          completed_at: null,
-          failed_at: null,
-        }),
-      );
-      await writeOrRelease(
-        deps.usage,
-        reservations,
-        async () => {
-          await repo.insertGroup(group, variations);
-          for (const v of variations) {
-            await deps.jobs.enqueue(videoVariationJob, { variationId: v.id }, { jobId: videoVariationJobId(v.id) });
-          }
-        },
-        () => repo.deleteGroup(groupId),
-      );
+      const variations = await createVariations(deps, videoVariationRun, {
+        orgId,
+        ids: variationIds,
+        amount: req.duration,
+        rows: (reservations) =>
+          req.userPrompts.map(
+            (prompt, position): VideoRow => ({
+              id: variationIds[position]!,
+              group_id: groupId,
+              organization_id: orgId,
+              brand_id: brand.id,
+              position,
+              status: 'pending',
+              prompt,
+              seed: seedOf(groupId, position),
+              asset_id: randomUUID(),
+              preview_key: null,
+              width: null,
+              height: null,
+              camera: null,
+              warnings: toJson(warnings),
+              engine: null,
+              reservation_id: reservations[position] ?? null,
+              error_code: null,
+              error_message: null,
+              created_at: at,
+              updated_at: at,
+              completed_at: null,
+              failed_at: null,
+            }),
+          ),
+        insert: (variations) => repo.insertGroup(group, variations),
+        undo: () => repo.deleteGroup(groupId),
+      });
       // The group as stored: a worker may already be on its first variation.
       return { data: await presentGroups([group], orgId, deps, variations), pagination: listPagination(1, 1, 1) };
     },
