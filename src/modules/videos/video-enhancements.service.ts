@@ -4,14 +4,13 @@ import { videoPromptMax } from '../../engines/text/video-enhancer.ts';
 import { fieldError, notFound } from '../../http/errors.ts';
 import { textProblem } from '../../http/schemas.ts';
 import type { Principal } from '../access/access.service.ts';
-import { uploadKey } from '../assets/assets.keys.ts';
 import type { Warning } from '../generation/generation.schemas.ts';
 import type { InputsResolver } from '../generation/inputs.ts';
 import { lifecycleMembers } from '../generation/lifecycle.ts';
 import { createRun, type CreateRunDeps } from '../generation/runs.ts';
 import type { PlanCatalog } from '../usage/plans.ts';
 import { videoEnhancementRun } from './video-enhancements.jobs.ts';
-import { lookUpVideoAssets, videoInputsOf } from './video-inputs.ts';
+import { captureVideoInputs, lookUpVideoAssets } from './video-inputs.ts';
 import { type GenerateVideoBody, referencedAssetIds, validateGenerateVideo } from './video-rules.ts';
 import type { CreateVideoEnhancementBody, VideoEnhancement } from './videos.schemas.ts';
 import type { VideoPromptEnhancementsTable } from './videos.tables.ts';
@@ -93,14 +92,7 @@ export function createVideoEnhancementsService(deps: VideoEnhancementsServiceDep
       }
       const problem = textProblem(body.originalPrompt, true);
       if (problem) throw fieldError('body.originalPrompt', problem);
-      const dna = req.useBrandDna ? await deps.inputs.activeDna(orgId, brand.id) : undefined;
-      const inputs = videoInputsOf(
-        req,
-        assets,
-        { id: brand.id, name: brand.name, industry: brand.industry },
-        dna,
-        (id) => uploadKey(orgId, id),
-      );
+      const { dna, inputs } = await captureVideoInputs(deps.inputs, orgId, brand, req, assets);
       const row = await createRun(deps, videoEnhancementRun, orgId, () => ({
         brand_id: brand.id,
         start_frame_asset_id: req.startImageAssetId,

@@ -2,7 +2,8 @@ import { fromJson } from '../../adapters/db/columns.ts';
 import type { Database } from '../../adapters/db/database.ts';
 import type { AssetExtra } from '../assets/assets.presenter.ts';
 import { createAssetsRepo } from '../assets/assets.repo.ts';
-import { type AssetInput, assetInputOf, type DnaInput } from '../generation/inputs.ts';
+import { uploadKey } from '../assets/assets.keys.ts';
+import { type AssetInput, assetInputOf, type DnaInput, type InputsResolver } from '../generation/inputs.ts';
 import type { NormalizedVideoRequest, VideoAssetFacts } from './video-rules.ts';
 
 /** A reference video input: also its measured length (the montage paces by it). */
@@ -96,4 +97,20 @@ export function videoInputsOf(
     ...(dna ? { dna } : {}),
     ...(Object.keys(uploadKeys).length ? { uploadKeys } : {}),
   };
+}
+
+/**
+ * What a create (a group's, an enhancement's) captures of a validated request: the brand's active
+ * Brand DNA when the request uses it, and the inputs its jobs read.
+ */
+export async function captureVideoInputs(
+  resolver: Pick<InputsResolver, 'activeDna'>,
+  orgId: string,
+  brand: VideoInputs['brand'],
+  req: Parameters<typeof videoInputsOf>[0] & Pick<NormalizedVideoRequest, 'useBrandDna'>,
+  assets: Map<string, LookedUpAsset>,
+): Promise<{ dna: DnaInput | undefined; inputs: VideoInputs }> {
+  const dna = req.useBrandDna ? await resolver.activeDna(orgId, brand.id) : undefined;
+  const { id, name, industry } = brand;
+  return { dna, inputs: videoInputsOf(req, assets, { id, name, industry }, dna, (a) => uploadKey(orgId, a)) };
 }

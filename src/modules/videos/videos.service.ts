@@ -6,7 +6,6 @@ import { notFound } from '../../http/errors.ts';
 import { listPagination, pageOffset } from '../../http/pagination.ts';
 import type { JobSystem } from '../../jobs/types.ts';
 import type { Principal } from '../access/access.service.ts';
-import { uploadKey } from '../assets/assets.keys.ts';
 import type { Warning } from '../generation/generation.schemas.ts';
 import type { InputsResolver } from '../generation/inputs.ts';
 import { pendingLifecycle } from '../generation/lifecycle.ts';
@@ -14,7 +13,7 @@ import { seedOf } from '../generation/rollup.ts';
 import { createVariations } from '../generation/variations.ts';
 import type { PlanCatalog } from '../usage/plans.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
-import { lookUpVideoAssets, videoInputsOf } from './video-inputs.ts';
+import { captureVideoInputs, lookUpVideoAssets } from './video-inputs.ts';
 import { referencedAssetIds, validateGenerateVideo } from './video-rules.ts';
 import { videoVariationRun } from './videos.jobs.ts';
 import { presentGroups, type VideoPresenterDeps } from './videos.presenter.ts';
@@ -57,14 +56,7 @@ export function createVideosService(deps: VideosServiceDeps) {
         { ...entitlements, planSlug: p.org.planSlug },
         [...assets.values()].map((a) => a.facts),
       );
-      const dna = req.useBrandDna ? await deps.inputs.activeDna(orgId, brand.id) : undefined;
-      const inputs = videoInputsOf(
-        req,
-        assets,
-        { id: brand.id, name: brand.name, industry: brand.industry },
-        dna,
-        (id) => uploadKey(orgId, id),
-      );
+      const { dna, inputs } = await captureVideoInputs(deps.inputs, orgId, brand, req, assets);
       const warnings: Warning[] = [];
       let enhanced = false;
       if (req.promptIsEnhanced) {
