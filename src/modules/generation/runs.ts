@@ -15,13 +15,15 @@ import { reserveUnits, writeOrRelease } from './quota.ts';
 import type { RunsRepo, RunTable } from './runs.repo.ts';
 
 /**
- * The lifecycle of a one-row generation run (an environment, a scene or video prompt
- * enhancement): one declaration per kind (`defineRunKind`), then the create (`createRun`: reserve
- * → insert → enqueue, undone on failure), the job (`runJob`: start → engine → finish → commit or
- * release → announce) and the sweep's entry (`pendingRuns`) all follow from it.
+ * A kind of generation work, one row and one job per run: a one-row run (an environment, a scene
+ * or video prompt enhancement) or a variation (of a scene forge or refinement, of a video group;
+ * variations.ts). One declaration per kind (`defineRunKind`); the create (`createRun`, or
+ * `createVariations`: reserve → insert → enqueue, undone on failure), the job (`runJob`, or
+ * `variationJob`: start → engine → finish → commit or release → announce) and the sweep's entry
+ * (`pendingRuns`) follow from it.
  */
 export interface RunKind<T extends RunTable> {
-  /** The kind's table (declared in its module's tables file). */
+  /** The table of its runs (declared in its module's tables file); the sweep looks there. */
   table: T;
   /** The job's reference: its name and payload (`{ [idKey]: uuid }`). */
   job: JobRef<TObject>;
@@ -31,9 +33,9 @@ export interface RunKind<T extends RunTable> {
   payload(id: string): Record<string, string>;
   /** The run's id in a payload. */
   idOf(payload: object): string;
-  /** The resource kind its changes are announced as (long-poll, webhooks). */
+  /** The resource kind its changes are announced as (long-poll, webhooks); a variation's: its parent's. */
   change: ResourceKind;
-  /** The usage pool a run takes one unit of. */
+  /** The usage pool a run takes its units of (one; a video variation: its duration's seconds). */
   pool: Pool;
 }
 
