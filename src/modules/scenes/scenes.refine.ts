@@ -10,6 +10,7 @@ import type { Principal } from '../access/access.service.ts';
 import type { AssetsService } from '../assets/assets.service.ts';
 import type { Scores } from '../generation/generation.schemas.ts';
 import type { GenerationInputs } from '../generation/inputs.ts';
+import { pendingLifecycle } from '../generation/lifecycle.ts';
 import { seedOf } from '../generation/rollup.ts';
 import { createVariations } from '../generation/variations.ts';
 import type { GenerationEngines } from '../generation/engines.ts';
@@ -129,15 +130,13 @@ export function createRefiner(deps: RefinerDeps) {
             generation: source.generation + 1,
             label: `#${first + i + 1}`,
             position: first + i,
-            status: 'pending',
             blending_prompt: patches.prompt,
             seed: seedOf(refinementId, i),
             asset_id: randomUUID(),
             warnings: '[]',
             critique_status: source.critique_status === null ? null : 'pending',
             reservation_id: reservations[i] ?? null,
-            created_at: at,
-            updated_at: at,
+            ...pendingLifecycle(at),
           }),
         );
         return { refinement, variations };

@@ -26,10 +26,6 @@ export const blankVariation = {
   critique_status: null,
   critique: null,
   engine: null,
-  error_code: null,
-  error_message: null,
-  completed_at: null,
-  failed_at: null,
 } satisfies Partial<VariationRow>;
 
 export interface ForgeListQuery {
