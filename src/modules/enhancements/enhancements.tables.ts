@@ -1,8 +1,10 @@
+import type { LifecycleRow } from '../generation/lifecycle.ts';
+
 /**
  * Scene prompt enhancements (migration 0009). JSON columns are text on both dialects; statuses:
  * pending, processing, completed, failed.
  */
-export interface PromptEnhancementsTable {
+export interface PromptEnhancementsTable extends LifecycleRow {
   id: string;
   organization_id: string;
   brand_id: string;
@@ -23,12 +25,6 @@ export interface PromptEnhancementsTable {
   warnings: string;
   reservation_id: string | null;
   engine: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
-  failed_at: string | null;
 }
 
 /** This module's tables, added to the database type (declaration merging; see schema.ts). */

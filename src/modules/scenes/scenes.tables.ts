@@ -1,9 +1,11 @@
+import type { LifecycleRow } from '../generation/lifecycle.ts';
+
 /**
  * Scene tables: scene forges and their variations (generated images), migration 0009, and
  * refinements, migration 0010. JSON columns are text on both dialects. Statuses of forges and
  * variations: pending, processing, completed, failed.
  */
-export interface SceneForgesTable {
+export interface SceneForgesTable extends LifecycleRow {
   id: string;
   organization_id: string;
   brand_id: string;
@@ -27,16 +29,10 @@ export interface SceneForgesTable {
   /** JSON: what the engines need of the brand and DNA, captured at create (palette...). */
   context: string;
   status: string;
-  error_code: string | null;
-  error_message: string | null;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
-  failed_at: string | null;
 }
 
 /** One variation of a forge (the spec's Variation); refinements add rows with generation > 1. */
-export interface GeneratedImagesTable {
+export interface GeneratedImagesTable extends LifecycleRow {
   id: string;
   scene_forge_id: string;
   organization_id: string;
@@ -67,12 +63,6 @@ export interface GeneratedImagesTable {
   engine: string | null;
   /** Usage ledger reservation of this variation's image_generations unit. */
   reservation_id: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
-  failed_at: string | null;
 }
 
 /** A refinement of a forge (migration 0010): its variations are generated_images rows with its id. */

@@ -1,8 +1,10 @@
+import type { LifecycleRow } from '../generation/lifecycle.ts';
+
 /**
  * Video tables (migration 0011). JSON columns are text on both dialects; statuses of every row:
  * pending, processing, completed, failed.
  */
-export interface VideoGroupsTable {
+export interface VideoGroupsTable extends LifecycleRow {
   id: string;
   organization_id: string;
   brand_id: string;
@@ -29,16 +31,10 @@ export interface VideoGroupsTable {
   /** JSON VideoInputs: the frames, references, brand and DNA captured at create. */
   context: string;
   status: string;
-  error_code: string | null;
-  error_message: string | null;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
-  failed_at: string | null;
 }
 
 /** One variation of a group: one prompt, one `video` asset. */
-export interface GeneratedVideosTable {
+export interface GeneratedVideosTable extends LifecycleRow {
   id: string;
   group_id: string;
   organization_id: string;
@@ -61,15 +57,9 @@ export interface GeneratedVideosTable {
   engine: string | null;
   /** Usage ledger reservation of this variation's `video_seconds`. */
   reservation_id: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
-  failed_at: string | null;
 }
 
-export interface VideoPromptEnhancementsTable {
+export interface VideoPromptEnhancementsTable extends LifecycleRow {
   id: string;
   organization_id: string;
   brand_id: string;
@@ -95,12 +85,6 @@ export interface VideoPromptEnhancementsTable {
   reservation_id: string | null;
   engine: string | null;
   status: string;
-  error_code: string | null;
-  error_message: string | null;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
-  failed_at: string | null;
 }
 
 /** This module's tables, added to the database type (declaration merging; see schema.ts). */
