@@ -8,7 +8,10 @@ import { rollUpStatus } from './rollup.ts';
 interface Parent {
   id: string;
   organization_id: string;
+  brand_id: string;
+  partner: string;
   status: string;
+  created_at: string;
   updated_at: string;
   completed_at: string | null;
   failed_at: string | null;
@@ -33,6 +36,18 @@ export type ParentTable = { [K in keyof DB]: DB[K] extends Parent ? K : never }[
 export type VariationTable = {
   [K in keyof DB]: DB[K] extends Omit<Variation, 'parent_id'> ? K : never;
 }[keyof DB];
+
+/** A page of a brand's parents. */
+export interface ParentListQuery {
+  /** A partner slug, or `all`; the default bucket when omitted. */
+  partner: string;
+  status?: GenerationStatus | undefined;
+  /** Default createdAt. */
+  sortBy?: 'createdAt' | 'updatedAt';
+  sortOrder: 'asc' | 'desc';
+  offset: number;
+  limit: number;
+}
 
 export interface VariationsRepoOptions<P extends ParentTable, V extends VariationTable> {
   /** The parents' table (scene_forges, video_groups). */
@@ -131,6 +146,27 @@ export function createVariationsRepo<P extends ParentTable, V extends VariationT
 
     async variationById(id: string): Promise<VariationRow | undefined> {
       return variationIn(k, id);
+    },
+
+    /** A page of the brand's parents and their count; ties broken by id, so pages are stable. */
+    async listParents(
+      orgId: string,
+      brandId: string,
+      q: ParentListQuery,
+    ): Promise<{ rows: ParentRow[]; total: number }> {
+      let base = k.selectFrom(parents).where('organization_id', '=', orgId).where('brand_id', '=', brandId);
+      if (q.partner !== 'all') base = base.where('partner', '=', q.partner);
+      if (q.status) base = base.where('status', '=', q.status);
+      const total = Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+      const column = q.sortBy === 'updatedAt' ? 'updated_at' : 'created_at';
+      const rows = await base
+        .selectAll()
+        .orderBy(column, q.sortOrder)
+        .orderBy('id', q.sortOrder)
+        .limit(q.limit)
+        .offset(q.offset)
+        .execute();
+      return { rows: rows as unknown as ParentRow[], total };
     },
 
     /** The parent of a variation. */

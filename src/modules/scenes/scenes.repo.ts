@@ -28,16 +28,6 @@ export const blankVariation = {
   engine: null,
 } satisfies Partial<VariationRow>;
 
-export interface ForgeListQuery {
-  /** A partner slug, or `all`; the default bucket when omitted. */
-  partner: string;
-  status?: GenerationStatus | undefined;
-  sortBy: 'createdAt' | 'updatedAt';
-  sortOrder: 'asc' | 'desc';
-  offset: number;
-  limit: number;
-}
-
 /**
  * SQL of scene forges, their refinements and variations. The variations' transitions and the
  * forge's roll-up are generation/variations.repo.ts's (in one transaction that locks the forge);
@@ -136,21 +126,8 @@ export function createScenesRepo(db: Database) {
         .execute();
     },
 
-    async listForges(orgId: string, brandId: string, q: ForgeListQuery): Promise<{ rows: ForgeRow[]; total: number }> {
-      let base = k.selectFrom('scene_forges').where('organization_id', '=', orgId).where('brand_id', '=', brandId);
-      if (q.partner !== 'all') base = base.where('partner', '=', q.partner);
-      if (q.status) base = base.where('status', '=', q.status);
-      const total = Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-      const column = q.sortBy === 'updatedAt' ? 'updated_at' : 'created_at';
-      const rows = await base
-        .selectAll()
-        .orderBy(column, q.sortOrder)
-        .orderBy('id', q.sortOrder)
-        .limit(q.limit)
-        .offset(q.offset)
-        .execute();
-      return { rows, total };
-    },
+    /** A page of the brand's forges and their count. */
+    listForges: runs.listParents,
 
     /** The accepted scene enhancement of this brand whose optimized prompt is exactly `text`. */
     async acceptedEnhancement(orgId: string, brandId: string, text: string) {

@@ -8,14 +8,6 @@ export type VideoRow = GeneratedVideosTable;
 /** The pool a variation takes its duration's seconds from. */
 export const VIDEO_POOL = 'video_seconds';
 
-export interface GroupListQuery {
-  /** A partner slug, or `all`; the default bucket when omitted. */
-  partner: string;
-  sortOrder: 'asc' | 'desc';
-  offset: number;
-  limit: number;
-}
-
 /**
  * SQL of video groups and their variations. The variations' transitions and the group's roll-up
  * are generation/variations.repo.ts's (in one transaction that locks the group).
@@ -62,20 +54,8 @@ export function createVideosRepo(db: Database) {
         .execute();
     },
 
-    /** A page of the brand's groups, newest (or oldest) first; ties broken by id, so pages are stable. */
-    async listGroups(orgId: string, brandId: string, q: GroupListQuery): Promise<{ rows: GroupRow[]; total: number }> {
-      let base = k.selectFrom('video_groups').where('organization_id', '=', orgId).where('brand_id', '=', brandId);
-      if (q.partner !== 'all') base = base.where('partner', '=', q.partner);
-      const total = Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-      const rows = await base
-        .selectAll()
-        .orderBy('created_at', q.sortOrder)
-        .orderBy('id', q.sortOrder)
-        .limit(q.limit)
-        .offset(q.offset)
-        .execute();
-      return { rows, total };
-    },
+    /** A page of the brand's groups (newest or oldest first) and their count. */
+    listGroups: runs.listParents,
 
     /** Which of `texts` are the enhanced prompt of a completed image-to-video enhancement of the brand. */
     async enhancedPrompts(orgId: string, brandId: string, texts: string[]): Promise<Set<string>> {
