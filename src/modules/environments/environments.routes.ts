@@ -12,7 +12,7 @@ export interface EnvironmentsRoutesDeps {
 
 /**
  * POST /brands/{brandId}/environment-generations and GET /environment-generations/{id} (the spec
- * leaves both paths open; docs/decisions.md records them).
+ * leaves both paths open; docs/decisions/generation.md records them).
  */
 export function environmentsRoutes(deps: EnvironmentsRoutesDeps): FastifyPluginAsync {
   const service = deps.environments;

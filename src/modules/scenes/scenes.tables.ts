@@ -86,7 +86,7 @@ export interface SceneRefinementsTable {
   levers: string;
   /** JSON array: the critique's prompt patches appended to the prompt. */
   prompt_patches: string;
-  /** applied, partial or none (docs/decisions.md). */
+  /** applied, partial or none (docs/decisions/generation.md). */
   steering_applied: string;
   status: string;
   created_at: string;

@@ -6,7 +6,7 @@
  * reference-to-video (no start frame, no end frame, references only there, durations
  * 6/8/10/15/20/30); intermediate frames only for `optimized` (1..5, per-duration bounds chosen
  * here); every prompt 1..1000 characters. Everything else below is a decision of this server
- * (the spec says "not shown"), copied to docs/decisions.md:
+ * (the spec says "not shown"), copied to docs/decisions/generation.md:
  *
  * | model         | start frame | end frame | audio | listed durations (s)  | default | max prompts | dimension (each side) |
  * |---------------|-------------|-----------|-------|-----------------------|---------|-------------|-----------------------|

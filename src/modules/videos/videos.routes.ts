@@ -24,7 +24,7 @@ export interface VideosRoutesDeps {
 /**
  * POST /brands/{brandId}/generate-video, GET /brands/{brandId}/generated-videos-groups,
  * GET /generated-videos-groups/{id}, and POST /brands/{brandId}/image-to-video-prompt-enhancements
- * with its GET …/{id} (the spec leaves that path open; docs/decisions.md records it).
+ * with its GET …/{id} (the spec leaves that path open; docs/decisions/generation.md records it).
  */
 export function videosRoutes(deps: VideosRoutesDeps): FastifyPluginAsync {
   const service = deps.videos;

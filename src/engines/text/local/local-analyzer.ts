@@ -25,7 +25,7 @@ import {
  * The built-in text analyzer: lexicon hits and a few style features (exclamations, contractions,
  * second person, word and sentence length) score the tones; sentences are scored for mission and
  * tagline; stated sections (values, tone of voice, words to use or avoid) are read as lists.
- * Deterministic, English-centred, no network. Scoring rules are in docs/decisions.md (Brand DNA).
+ * Deterministic, English-centred, no network. Scoring rules are in docs/decisions/brand-dna.md (Brand DNA).
  */
 export function createLocalTextAnalyzer(): TextAnalyzer {
   return {
