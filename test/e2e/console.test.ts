@@ -117,6 +117,9 @@ describe.skipIf(!hasChromium && !process.env.CI)('web console in Chromium', () =
 
   /** Scrolls each image into view (they are lazy) and waits until all have decoded pixels. */
   async function imagesLoaded(imgs: Locator, timeout = 20_000): Promise<number[]> {
+    // The pictures a step waits for are on their way: at least one is there before counting
+    // (a preview that renders after its asset is read was once counted as none).
+    await imgs.first().waitFor({ state: 'attached', timeout });
     const n = await imgs.count();
     for (let i = 0; i < n; i++) await imgs.nth(i).scrollIntoViewIfNeeded();
     await imgs.evaluateAll(
