@@ -135,7 +135,8 @@ describe('crash safety of asset processing (real processes, SIGKILL)', () => {
 
   beforeAll(async () => {
     for (let i = 0; i < 6; i++) {
-      const [width, height] = i % 2 ? [2000, 3000] : [3000, 2000];
+      // Camera-sized enough to take a while (2 MP), small enough to keep the suite's CPU for the proof.
+      const [width, height] = i % 2 ? [1200, 1600] : [1600, 1200];
       files.push({
         name: `photo-${i}.jpg`,
         type: 'image/jpeg',
@@ -146,7 +147,7 @@ describe('crash safety of asset processing (real processes, SIGKILL)', () => {
     }
     const dir = tmpDir('atelier-crash-media-');
     const video = fs.readFileSync(
-      makeVideo(path.join(dir, 'clip.mp4'), { width: 1280, height: 720, seconds: 4, fps: 30, audio: true }),
+      makeVideo(path.join(dir, 'clip.mp4'), { width: 1280, height: 720, seconds: 2, fps: 30, audio: true }),
     );
     fs.rmSync(dir, { recursive: true, force: true });
     files.push({ name: 'clip.mp4', type: 'video/mp4', bytes: video, width: 1280, height: 720 });
