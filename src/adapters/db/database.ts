@@ -189,9 +189,11 @@ function wrap(
       // Kysely's migrator reads every schema's tables from the catalog before it takes its lock;
       // a schema another client drops meanwhile (another install on the same server, a test's
       // throwaway schema) fails that read with invalid_schema_name. Nothing was migrated then:
-      // read again.
+      // read again, after a short pause that grows (a server busy dropping schemas, as a test
+      // suite's is, can hit the window several times in a row).
       let { error, results } = await migrator.migrateToLatest();
-      for (let retry = 0; retry < 5 && droppedMeanwhile(error, pgSchema); retry++) {
+      for (let retry = 1; retry <= 20 && droppedMeanwhile(error, pgSchema); retry++) {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(200, 10 * retry)));
         ({ error, results } = await migrator.migrateToLatest());
       }
       const failed = results?.find((r) => r.status === 'Error');
