@@ -1,29 +1,14 @@
 import type { Config } from '../config.ts';
 import { buildApp } from '../app.ts';
-import { createDeps } from '../deps.ts';
-import { openMetricsListener } from '../http/metrics-listener.ts';
+import { metricsListenerOf, readyDeps } from './ready-deps.ts';
 import { recordServerInfo } from './server-info.ts';
 import { announce, type ServeStart, serveBanner, serveStartFields } from './start-line.ts';
 
 /** `atelier serve`: the API (and, unless --no-workers, the in-process job workers). */
 export async function serve(config: Config, opts: { workers: boolean }): Promise<void> {
-  const deps = await createDeps(config);
-  // The bucket is there (or made, S3_CREATE_BUCKET) before anything is served or taken.
-  await deps.storage.prepare({ createBucket: config.storage.s3?.createBucket ?? false }).catch(async (err) => {
-    await deps.close();
-    throw err;
-  });
-  // The Content Credentials signer (the operator's, or the development one, made now and warned of).
-  await deps.provenance.ready().catch(async (err) => {
-    await deps.close();
-    throw err;
-  });
+  const deps = await readyDeps(config);
   const app = await buildApp(deps);
-  // Metrics, health and readiness on a port of their own when asked (ATELIER_METRICS_PORT).
-  const metrics = await openMetricsListener(config, deps).catch(async (err) => {
-    await deps.close();
-    throw err;
-  });
+  const metrics = await metricsListenerOf(config, deps);
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

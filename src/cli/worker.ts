@@ -1,6 +1,5 @@
 import type { Config } from '../config.ts';
-import { createDeps } from '../deps.ts';
-import { openMetricsListener } from '../http/metrics-listener.ts';
+import { metricsListenerOf, readyDeps } from './ready-deps.ts';
 import { JobDefinitionError } from '../jobs/types.ts';
 import { createLogger } from '../adapters/log/logger.ts';
 import { parse, UsageError } from './args.ts';
@@ -28,22 +27,9 @@ export async function worker(config: Config, argv: string[]): Promise<void> {
     if (config.logFormat === 'json') log.warn(why.replaceAll('\n', ' '));
     else process.stderr.write(`${why}\n`);
   }
-  const deps = await createDeps(config);
-  // The bucket is there (or made, S3_CREATE_BUCKET) before anything is served or taken.
-  await deps.storage.prepare({ createBucket: config.storage.s3?.createBucket ?? false }).catch(async (err) => {
-    await deps.close();
-    throw err;
-  });
-  // The Content Credentials signer (the operator's, or the development one, made now and warned of).
-  await deps.provenance.ready().catch(async (err) => {
-    await deps.close();
-    throw err;
-  });
+  const deps = await readyDeps(config);
   // A worker has no other port: its health and metrics are here when asked (ATELIER_METRICS_PORT).
-  const metrics = await openMetricsListener(config, deps).catch(async (err) => {
-    await deps.close();
-    throw err;
-  });
+  const metrics = await metricsListenerOf(config, deps);
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
