@@ -7,17 +7,24 @@ import { navigate, useAction } from '../hooks.ts';
 import { brandHref } from '../router.ts';
 import { Button, ErrorBox, Field, notify } from '../ui.tsx';
 
-export const TONES = [
-  'Professional',
-  'Casual',
-  'Friendly',
-  'Authoritative',
-  'Playful',
-  'Innovative',
-  'Traditional',
-  'Luxurious',
-] as const;
-type Tone = (typeof TONES)[number];
+/** A tone as the API takes it (the server's TONES, through the OpenAPI document and the SDK's types). */
+type Tone = Brand['tone'][number];
+
+/**
+ * The tones the form offers, in its order: every tone of the contract and no other (the type
+ * check fails here when the API's list changes), rather than a second list kept by hand.
+ */
+const OFFERED = {
+  Professional: true,
+  Casual: true,
+  Friendly: true,
+  Authoritative: true,
+  Playful: true,
+  Innovative: true,
+  Traditional: true,
+  Luxurious: true,
+} satisfies Record<Tone, true>;
+const TONES = Object.keys(OFFERED) as Tone[];
 
 interface Draft {
   name: string;
