@@ -3,6 +3,7 @@ import { inlineStyleImageRefs } from './css-images.ts';
 import type { Ctx, DiscoveryWalk, RawRendition, Sighting, SourceKind } from './discovery-types.ts';
 import { IMAGE_EXT, styleSize, toInt } from './discovery-util.ts';
 import { parseJsonLoose } from './discovery-json-ld.ts';
+import { microdataLogo } from './discovery-meta.ts';
 import { isPlaceholderUrl, parseSrcset, resolveHttpUrl, urlSizeHint } from './urls.ts';
 
 /**
@@ -71,14 +72,7 @@ export function visitElementImages(d: DiscoveryWalk, el: Element, name: string, 
     const v = a.content ?? a.src ?? a.href;
     // A link's value is its href: a logo only when it points at an image file.
     if (v && (name !== 'a' || IMAGE_EXT.test(v))) {
-      // Inside a Product's scope, the logo is its brand's, not the page's own.
-      const draft = d.addUrlSighting(v, {
-        source: ctx.productScope ? 'itemprop' : 'microdata-logo',
-        el,
-        ctx,
-        tokens: ['logo'],
-      });
-      if (draft && ctx.productScope) draft.candidate.evidence.productBrandLogo = true;
+      microdataLogo(d, v, el, ctx);
     }
   }
   if (name !== 'img') {

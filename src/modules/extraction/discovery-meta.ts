@@ -71,7 +71,7 @@ export function visitMeta(d: DiscoveryWalk, el: Element, ctx: Ctx): void {
 }
 
 /** A microdata logo: the page's own, except inside a Product's scope (the product brand's). */
-function microdataLogo(d: DiscoveryWalk, content: string, el: Element, ctx: Ctx): void {
+export function microdataLogo(d: DiscoveryWalk, content: string, el: Element, ctx: Ctx): void {
   const draft = d.addUrlSighting(content, {
     source: ctx.productScope ? 'itemprop' : 'microdata-logo',
     el,
