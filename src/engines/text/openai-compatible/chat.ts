@@ -173,3 +173,13 @@ export function checkContent<T>(
   }
   return content;
 }
+
+/** One chat completion whose answer is the first choice's content checked against `check` (see above). */
+export async function askChat<T>(
+  settings: ChatEndpointSettings,
+  fetcher: Fetcher,
+  req: ChatRequest,
+  check: Parameters<typeof checkContent<T>>[0],
+): Promise<T> {
+  return checkContent(check, chatContent(await postChatCompletion(settings, fetcher, req)));
+}

@@ -1,4 +1,4 @@
-import { type Static, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { Fetcher } from '../../../adapters/fetch/fetcher.ts';
 import {
@@ -12,6 +12,7 @@ import {
 } from '../local/scene-enhancer.local.ts';
 import {
   SCENE_PROMPT_MAX,
+  type SceneBrandContext,
   SCENE_THEME_MAX,
   type SceneEnhanceOptions,
   type SceneEnhancement,
@@ -19,7 +20,7 @@ import {
   type SceneEnhancer,
   type SceneWarning,
 } from '../scene-enhancer.ts';
-import { type ChatEndpointSettings, chatContent, checkContent, postChatCompletion, TextEngineError } from './chat.ts';
+import { askChat, type ChatEndpointSettings, type ChatRequest, TextEngineError } from './chat.ts';
 
 /**
  * Scene prompt enhancement by any OpenAI-compatible chat endpoint: POST `<baseUrl>/chat/completions`
@@ -65,29 +66,62 @@ export function createOpenAiCompatibleSceneEnhancer(
   return {
     name,
     async enhance(input: SceneEnhancementInput, opts: SceneEnhanceOptions = {}): Promise<SceneEnhancement> {
-      const body = await postChatCompletion(settings, fetcher, {
-        system: SCENE_SYSTEM_PROMPT,
-        user: sceneUserMessage(input),
-        temperature: 0.2,
-        schemaName: 'scene_prompt_enhancement',
-        schema: SceneAnswer,
-        defaultTimeoutMs: 30_000,
-        signal: opts.signal,
-      });
-      const answer = checkContent(checkSceneAnswer, chatContent(body));
+      const answer = await askChat(
+        settings,
+        fetcher,
+        enhancementRequest(
+          SCENE_SYSTEM_PROMPT,
+          sceneUserMessage(input),
+          'scene_prompt_enhancement',
+          SceneAnswer,
+          opts.signal,
+        ),
+        checkSceneAnswer,
+      );
       return { ...toEnhancement(answer, input), engine: name };
     },
   };
 }
 
-const bounded = (s: string | undefined, max: number) => (s ? cleanText(hexToWords(s)).slice(0, max) : '');
+/** The chat request of an enhancement: temperature 0.2, 30 s unless the settings say otherwise. */
+export function enhancementRequest(
+  system: string,
+  user: string,
+  schemaName: string,
+  schema: TSchema,
+  signal: AbortSignal | undefined,
+): ChatRequest {
+  return { system, user, temperature: 0.2, schemaName, schema, defaultTimeoutMs: 30_000, signal };
+}
+
+/** `s` with hex codes as colour words and whitespace normalised, cut to `max` characters ('' when absent). */
+export const bounded = (s: string | undefined, max: number) => (s ? cleanText(hexToWords(s)).slice(0, max) : '');
+
+/** A frame's or product's dominant colours as at most 5 distinct colour words. */
+export const colourWords = (cs: string[]) =>
+  [...new Set(cs.map((c) => bounded(c, 30).toLowerCase().replace(/-/g, ' ')))].slice(0, 5);
+
+/** The brand as the model is told it: bounded words, its palette as colour words. */
+export function brandJson(brand: SceneBrandContext | undefined) {
+  return brand
+    ? {
+        name: bounded(brand.name, 100),
+        industry: bounded(brand.industry, 50) || null,
+        tone: brand.tone.map((t) => bounded(t, 30)).slice(0, 5),
+        palette: brand.palette.slice(0, 8).flatMap((e) => {
+          const word = paletteWord(e);
+          return word ? [e.role ? `${word} (${e.role})` : word] : [];
+        }),
+        imagery_style: (brand.imageryStyle ?? []).map((s) => bounded(s, 40)).slice(0, 12),
+        words_to_avoid: (brand.wordsToAvoid ?? []).map((s) => bounded(s, 40)).slice(0, 20),
+      }
+    : null;
+}
 
 /** The request as JSON: everything resolved to words (palette as colour words, no hex). */
 export function sceneUserMessage(input: SceneEnhancementInput): string {
   const tags = (ts: string[]) => usefulTags(ts).slice(0, 10);
-  const colours = (cs: string[]) =>
-    [...new Set(cs.map((c) => bounded(c, 30).toLowerCase().replace(/-/g, ' ')))].slice(0, 5);
-  const brand = input.brand;
+  const colours = colourWords;
   return JSON.stringify({
     original_prompt: bounded(input.originalPrompt, SCENE_PROMPT_MAX),
     aspect_ratio: input.aspectRatio ?? null,
@@ -107,19 +141,7 @@ export function sceneUserMessage(input: SceneEnhancementInput): string {
           dominant_colours: colours(input.environment.colors),
         }
       : null,
-    brand: brand
-      ? {
-          name: bounded(brand.name, 100),
-          industry: bounded(brand.industry, 50) || null,
-          tone: brand.tone.map((t) => bounded(t, 30)).slice(0, 5),
-          palette: brand.palette.slice(0, 8).flatMap((e) => {
-            const word = paletteWord(e);
-            return word ? [e.role ? `${word} (${e.role})` : word] : [];
-          }),
-          imagery_style: (brand.imageryStyle ?? []).map((s) => bounded(s, 40)).slice(0, 12),
-          words_to_avoid: (brand.wordsToAvoid ?? []).map((s) => bounded(s, 40)).slice(0, 20),
-        }
-      : null,
+    brand: brandJson(input.brand),
     placement: input.partner === 'default' ? 'general' : 'marketplace listing',
   });
 }
@@ -147,26 +169,14 @@ export function keptShare(words: string[], text: string): number {
 
 /** Bounded, checked enhancement from a schema-valid answer; a TextEngineError when it cannot be used. */
 export function toEnhancement(a: SceneAnswer, input: SceneEnhancementInput): Omit<SceneEnhancement, 'engine'> {
-  let prompt = cleanText(hexToWords(a.optimized_prompt))
-    .replace(/^["“'](.*)["”']$/u, '$1')
-    .trim();
+  let prompt = unquoted(hexToWords(a.optimized_prompt));
   if (!prompt) throw new TextEngineError('The model answered an empty prompt');
   const original = cleanText(hexToWords(input.originalPrompt));
-  const words = contentWords(original);
-  if (words.length >= 3 && keptShare(words, prompt) < FAITHFUL_SHARE) {
-    throw new TextEngineError("The model's prompt leaves out most of the user's words");
-  }
+  checkFaithful(original, prompt);
   const sources = [original, ...input.products.map((p) => p.description ?? ''), input.environment?.description ?? '']
     .join(' ')
     .toLowerCase();
-  const added = (input.brand?.wordsToAvoid ?? [])
-    .map((w) => cleanText(w).toLowerCase())
-    .filter((w) => w.length >= 2 && containsWord(prompt, w) && !containsWord(sources, w));
-  if (added.length) {
-    throw new TextEngineError(
-      `The model's prompt uses ${joinList(added.map((w) => `"${w}"`))}, which the brand avoids`,
-    );
-  }
+  checkNoAvoidedWords(input.brand, prompt, sources);
   const warnings: SceneWarning[] = sceneWarnings(input);
   if (prompt.length > SCENE_PROMPT_MAX) {
     const cut = prompt.slice(0, SCENE_PROMPT_MAX).replace(/[\ud800-\udbff]$/, '');
@@ -179,15 +189,40 @@ export function toEnhancement(a: SceneAnswer, input: SceneEnhancementInput): Omi
       message: `The enhanced prompt was longer than ${SCENE_PROMPT_MAX} characters and was cut at a sentence boundary.`,
     });
   }
-  let theme = cleanText(a.theme)
-    .replace(/^["“'](.*)["”']$/u, '$1')
-    .trim();
+  let theme = unquoted(a.theme);
   if (theme.length > SCENE_THEME_MAX) theme = theme.slice(0, SCENE_THEME_MAX).replace(/\s+\S*$/, '');
   if (!theme) throw new TextEngineError('The model answered an empty theme');
   return { optimizedPrompt: prompt, theme, warnings };
 }
 
-function containsWord(text: string, word: string): boolean {
+/** `text` cleaned, without the quotes a model may put around it. */
+export const unquoted = (text: string): string =>
+  cleanText(text)
+    .replace(/^["“'](.*)["”']$/u, '$1')
+    .trim();
+
+/** A TextEngineError when the model's `prompt` leaves out most of the content words of the user's `original`. */
+export function checkFaithful(original: string, prompt: string): void {
+  const words = contentWords(original);
+  if (words.length >= 3 && keptShare(words, prompt) < FAITHFUL_SHARE) {
+    throw new TextEngineError("The model's prompt leaves out most of the user's words");
+  }
+}
+
+/** A TextEngineError when `prompt` uses a word the brand avoids that the user's `sources` (lower case) do not. */
+export function checkNoAvoidedWords(brand: SceneBrandContext | undefined, prompt: string, sources: string): void {
+  const added = (brand?.wordsToAvoid ?? [])
+    .map((w) => cleanText(w).toLowerCase())
+    .filter((w) => w.length >= 2 && containsWord(prompt, w) && !containsWord(sources, w));
+  if (added.length) {
+    throw new TextEngineError(
+      `The model's prompt uses ${joinList(added.map((w) => `"${w}"`))}, which the brand avoids`,
+    );
+  }
+}
+
+/** Whether `text` has `word` as a whole word (case-insensitive). */
+export function containsWord(text: string, word: string): boolean {
   const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'iu').test(text);
 }

@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { Fetcher } from '../../../adapters/fetch/fetcher.ts';
 import { CAMERA_MOVES, type CameraMove, chooseCameraMove } from '../../video/camera.ts';
-import { cleanText, hexToWords, joinList, paletteWord, usefulTags } from '../local/scene-enhancer.local.ts';
+import { cleanText, hexToWords, usefulTags } from '../local/scene-enhancer.local.ts';
 import { cameraMovesIn, videoWarnings } from '../local/video-enhancer.local.ts';
 import {
   type FrameContext,
@@ -12,8 +12,17 @@ import {
   type VideoEnhancementInput,
   type VideoEnhancer,
 } from '../video-enhancer.ts';
-import { type ChatEndpointSettings, chatContent, checkContent, postChatCompletion, TextEngineError } from './chat.ts';
-import { contentWords, FAITHFUL_SHARE, keptShare } from './scene-enhancer.openai.ts';
+import { askChat, type ChatEndpointSettings, TextEngineError } from './chat.ts';
+import {
+  bounded,
+  brandJson,
+  checkFaithful,
+  checkNoAvoidedWords,
+  colourWords,
+  containsWord,
+  enhancementRequest,
+  unquoted,
+} from './scene-enhancer.openai.ts';
 
 /**
  * Image-to-video prompt enhancement by any OpenAI-compatible chat endpoint: POST
@@ -63,22 +72,22 @@ export function createOpenAiCompatibleVideoEnhancer(
   return {
     name,
     async enhance(input: VideoEnhancementInput, opts: VideoEnhanceOptions = {}): Promise<VideoEnhancement> {
-      const body = await postChatCompletion(settings, fetcher, {
-        system: VIDEO_SYSTEM_PROMPT,
-        user: videoUserMessage(input),
-        temperature: 0.2,
-        schemaName: 'image_to_video_prompt_enhancement',
-        schema: VideoAnswer,
-        defaultTimeoutMs: 30_000,
-        signal: opts.signal,
-      });
-      const answer = checkContent(checkVideoAnswer, chatContent(body));
+      const answer = await askChat(
+        settings,
+        fetcher,
+        enhancementRequest(
+          VIDEO_SYSTEM_PROMPT,
+          videoUserMessage(input),
+          'image_to_video_prompt_enhancement',
+          VideoAnswer,
+          opts.signal,
+        ),
+        checkVideoAnswer,
+      );
       return { ...toVideoEnhancement(answer, input), engine: name };
     },
   };
 }
-
-const bounded = (s: string | undefined, max: number) => (s ? cleanText(hexToWords(s)).slice(0, max) : '');
 
 function frameJson(f: FrameContext | undefined) {
   if (!f) return null;
@@ -86,13 +95,12 @@ function frameJson(f: FrameContext | undefined) {
     description: bounded(f.description, 500) || null,
     file_name: bounded(f.fileName, 200) || null,
     tags: usefulTags(f.tags).slice(0, 10),
-    dominant_colours: [...new Set(f.colors.map((c) => bounded(c, 30).toLowerCase().replace(/-/g, ' ')))].slice(0, 5),
+    dominant_colours: colourWords(f.colors),
   };
 }
 
 /** The request as JSON: everything resolved to words (palette as colour words, no hex). */
 export function videoUserMessage(input: VideoEnhancementInput): string {
-  const brand = input.brand;
   const user = cameraMovesIn(cleanText(input.originalPrompt))[0];
   return JSON.stringify({
     original_prompt: bounded(input.originalPrompt, input.maxChars),
@@ -111,19 +119,7 @@ export function videoUserMessage(input: VideoEnhancementInput): string {
       ...frameJson(v),
       duration_seconds: v.durationSeconds ?? null,
     })),
-    brand: brand
-      ? {
-          name: bounded(brand.name, 100),
-          industry: bounded(brand.industry, 50) || null,
-          tone: brand.tone.map((t) => bounded(t, 30)).slice(0, 5),
-          palette: brand.palette.slice(0, 8).flatMap((e) => {
-            const word = paletteWord(e);
-            return word ? [e.role ? `${word} (${e.role})` : word] : [];
-          }),
-          imagery_style: (brand.imageryStyle ?? []).map((s) => bounded(s, 40)).slice(0, 12),
-          words_to_avoid: (brand.wordsToAvoid ?? []).map((s) => bounded(s, 40)).slice(0, 20),
-        }
-      : null,
+    brand: brandJson(input.brand),
   });
 }
 
@@ -131,16 +127,9 @@ const SOUND =
   /(?<![\p{L}])(?:audio|music|musical|soundtrack|sound|sounds|foley|ambience|sfx|voice-?over|narration|song|piano|strings|melody)(?![\p{L}])/giu;
 const TIMES = /(\d+(?:\.\d+)?)\s?(?:s|sec|secs|seconds)(?![\p{L}])/giu;
 
-function containsWord(text: string, word: string): boolean {
-  const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'iu').test(text);
-}
-
 /** Checked enhancement from a schema-valid answer; a TextEngineError when it cannot be used. */
 export function toVideoEnhancement(a: VideoAnswer, input: VideoEnhancementInput): Omit<VideoEnhancement, 'engine'> {
-  const prompt = cleanText(hexToWords(a.enhancedPrompt))
-    .replace(/^["“'](.*)["”']$/u, '$1')
-    .trim();
+  const prompt = unquoted(hexToWords(a.enhancedPrompt));
   if (!prompt) throw new TextEngineError('The model answered an empty prompt');
   if (prompt.length > input.maxChars) {
     throw new TextEngineError(`The model's prompt is ${prompt.length} characters, over the ${input.maxChars} allowed`);
@@ -149,10 +138,7 @@ export function toVideoEnhancement(a: VideoAnswer, input: VideoEnhancementInput)
   if (!CAMERA_MOVES.includes(camera))
     throw new TextEngineError(`The model answered an unknown camera move "${camera}"`);
   const original = cleanText(hexToWords(input.originalPrompt));
-  const words = contentWords(original);
-  if (words.length >= 3 && keptShare(words, prompt) < FAITHFUL_SHARE) {
-    throw new TextEngineError("The model's prompt leaves out most of the user's words");
-  }
+  checkFaithful(original, prompt);
   const userMove = cameraMovesIn(original)[0]?.move;
   if (userMove && camera !== userMove) {
     throw new TextEngineError(`The model changed the user's camera move (${userMove}) to ${camera}`);
@@ -169,14 +155,7 @@ export function toVideoEnhancement(a: VideoAnswer, input: VideoEnhancementInput)
   const sources = [original, ...frames.map((f) => `${f?.description ?? ''} ${f?.tags.join(' ') ?? ''}`)]
     .join(' ')
     .toLowerCase();
-  const avoided = (input.brand?.wordsToAvoid ?? [])
-    .map((w) => cleanText(w).toLowerCase())
-    .filter((w) => w.length >= 2 && containsWord(prompt, w) && !containsWord(sources, w));
-  if (avoided.length) {
-    throw new TextEngineError(
-      `The model's prompt uses ${joinList(avoided.map((w) => `"${w}"`))}, which the brand avoids`,
-    );
-  }
+  checkNoAvoidedWords(input.brand, prompt, sources);
   if (!input.enableAudio) {
     const sound = [...prompt.matchAll(SOUND)].map((m) => m[0].toLowerCase()).filter((w) => !containsWord(sources, w));
     if (sound.length) throw new TextEngineError(`The model's prompt describes sound ("${sound[0]}") but audio is off`);
