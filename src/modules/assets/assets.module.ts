@@ -6,6 +6,7 @@ import type { JobDefinition, JobSystem } from '../../jobs/types.ts';
 import { createAssetsRepo } from './assets.repo.ts';
 import { type AssetsServiceDeps, createAssetsService } from './assets.service.ts';
 import { assetJobs, cleanupUploadsJob } from './assets.jobs.ts';
+import { defineModule } from '../feature-module.ts';
 
 /** How often never-confirmed uploads are looked for. */
 const CLEANUP_EVERY_MS = 5 * 60_000;
@@ -37,5 +38,5 @@ export function createAssetsModule(deps: AssetsModuleDeps) {
     cleanupExpiredUploads: () => service.cleanupExpiredUploads(),
   });
   const schedules = [{ name: cleanupUploadsJob.name, payload: {}, everyMs: CLEANUP_EVERY_MS }];
-  return { repo, service, jobs, schedules };
+  return defineModule({ name: 'assets', repo, service, jobs, schedules });
 }

@@ -12,6 +12,7 @@ import { pendingKind } from '../generation/pending-sweep.ts';
 import { brandDnaJobs, extractJob, extractJobId } from './brand-dna.jobs.ts';
 import { createBrandDnaRepo } from './brand-dna.repo.ts';
 import { createBrandDnaService, versionFolder } from './brand-dna.service.ts';
+import { defineModule } from '../feature-module.ts';
 
 export interface BrandDnaModuleDeps {
   db: Database;
@@ -58,5 +59,5 @@ export function createBrandDnaModule(deps: BrandDnaModuleDeps, o: { analyzer?: T
       jobId: extractJobId(r.id as string, r.run_id as string),
     })),
   ];
-  return { service, jobs, analyzer, pending };
+  return defineModule({ name: 'brand-dna', service, jobs, analyzer, pending });
 }

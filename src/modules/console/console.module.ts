@@ -5,6 +5,7 @@ import { defineJob, type JobRef } from '../../jobs/types.ts';
 import { createAccessRepo } from '../access/access.repo.ts';
 import { createConsoleRepo } from './console.repo.ts';
 import { type ConsoleServiceDeps, createConsoleService } from './console.service.ts';
+import { defineModule } from '../feature-module.ts';
 
 export const purgeConsoleSessionsJob: JobRef = { name: 'console.purge', payload: Type.Object({}) };
 /** How often expired sessions (and used invites, old failed sign-ins) are removed. */
@@ -38,5 +39,5 @@ export function createConsoleModule(deps: ConsoleModuleDeps) {
     }),
   ];
   const schedules = [{ name: purgeConsoleSessionsJob.name, payload: {}, everyMs: PURGE_EVERY_MS }];
-  return { repo, service, jobs, schedules };
+  return defineModule({ name: 'console', repo, service, jobs, schedules });
 }

@@ -9,6 +9,7 @@ import { createRunsRepo } from '../generation/runs.repo.ts';
 import { pendingRuns } from '../generation/runs.ts';
 import { enhancementJobs, sceneEnhancementRun } from './enhancements.jobs.ts';
 import { createEnhancementsService } from './enhancements.service.ts';
+import { defineModule } from '../feature-module.ts';
 
 export interface EnhancementsModuleDeps {
   db: Database;
@@ -26,5 +27,5 @@ export function createEnhancementsModule(deps: EnhancementsModuleDeps) {
   const service = createEnhancementsService({ ...deps, repo });
   const jobs = enhancementJobs({ ...deps, repo });
   const pending = [pendingRuns(jobs, sceneEnhancementRun)];
-  return { service, jobs, pending };
+  return defineModule({ name: 'enhancements', service, jobs, pending });
 }

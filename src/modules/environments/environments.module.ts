@@ -10,6 +10,7 @@ import { pendingRuns } from '../generation/runs.ts';
 import { environmentJobs, environmentRun } from './environments.jobs.ts';
 import { createEnvironmentsRepo } from './environments.repo.ts';
 import { createEnvironmentsService } from './environments.service.ts';
+import { defineModule } from '../feature-module.ts';
 
 export interface EnvironmentsModuleDeps {
   db: Database;
@@ -30,5 +31,5 @@ export function createEnvironmentsModule(deps: EnvironmentsModuleDeps) {
   const service = createEnvironmentsService({ ...deps, repo });
   const jobs = environmentJobs({ ...deps, repo, longSide: deps.config.imageLongSide });
   const pending = [pendingRuns(jobs, environmentRun)];
-  return { service, jobs, pending };
+  return defineModule({ name: 'environments', service, jobs, pending });
 }

@@ -9,6 +9,7 @@ import type { PlanCatalog } from '../usage/plans.ts';
 import { createExtractionRepo } from './extraction.repo.ts';
 import { createExtractionService, type ExtractionService, type ExtractionSettings } from './extraction.service.ts';
 import { purgeExtractionsJob, runExtractionJob, sweepExtractionsJob } from './extraction.jobs.ts';
+import { defineModule } from '../feature-module.ts';
 
 /** How often runs stuck past the timeout are failed. */
 const SWEEP_EVERY_MS = 60_000;
@@ -36,7 +37,7 @@ export function createExtractionModule(deps: ExtractionModuleDeps) {
     { name: sweepExtractionsJob.name, payload: {}, everyMs: SWEEP_EVERY_MS },
     { name: purgeExtractionsJob.name, payload: {}, everyMs: PURGE_EVERY_MS },
   ];
-  return { service, jobs, schedules };
+  return defineModule({ name: 'extraction', service, jobs, schedules });
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Database } from '../../adapters/db/database.ts';
 import type { Clock } from '../../clock.ts';
 import { defineJob, type JobRef } from '../../jobs/types.ts';
 import { createIdempotencyRepo } from './idempotency.repo.ts';
+import { defineModule } from '../feature-module.ts';
 
 export const purgeIdempotencyKeysJob: JobRef = { name: 'idempotency.purge', payload: Type.Object({}) };
 /** How often keys past their 24 hours are removed. */
@@ -29,5 +30,5 @@ export function createIdempotencyModule(deps: IdempotencyModuleDeps) {
     }),
   ];
   const schedules = [{ name: purgeIdempotencyKeysJob.name, payload: {}, everyMs: PURGE_EVERY_MS }];
-  return { repo, jobs, schedules };
+  return defineModule({ name: 'idempotency', repo, jobs, schedules });
 }

@@ -12,6 +12,7 @@ import { pendingRuns } from '../generation/runs.ts';
 import { sceneJobs, sceneVariationRun } from './scenes.jobs.ts';
 import { createScenesRepo } from './scenes.repo.ts';
 import { createScenesService } from './scenes.service.ts';
+import { defineModule } from '../feature-module.ts';
 
 export interface ScenesModuleDeps {
   db: Database;
@@ -34,5 +35,5 @@ export function createScenesModule(deps: ScenesModuleDeps) {
   const service = createScenesService({ ...deps, repo });
   const jobs = sceneJobs({ ...deps, repo, longSide: deps.config.imageLongSide });
   const pending = [pendingRuns(jobs, sceneVariationRun)];
-  return { service, jobs, repo, pending };
+  return defineModule({ name: 'scenes', service, jobs, repo, pending });
 }

@@ -16,6 +16,7 @@ import type { InputsResolver } from '../generation/inputs.ts';
 import { createVideosRepo } from './videos.repo.ts';
 import { videoJobs, videoVariationRun } from './videos.jobs.ts';
 import { createVideosService } from './videos.service.ts';
+import { defineModule } from '../feature-module.ts';
 
 export interface VideosModuleDeps {
   db: Database;
@@ -47,5 +48,5 @@ export function createVideosModule(deps: VideosModuleDeps) {
     ...videoEnhancementJobs({ ...deps, repo: enhancementsRepo, enhancer: deps.engines.videoEnhancer }),
   ];
   const pending = [pendingRuns(jobs, videoVariationRun), pendingRuns(jobs, videoEnhancementRun)];
-  return { service, enhancements, jobs, pending };
+  return defineModule({ name: 'videos', service, enhancements, jobs, pending });
 }

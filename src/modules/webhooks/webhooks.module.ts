@@ -6,6 +6,7 @@ import type { AccessService } from '../access/access.service.ts';
 import { webhookJobs, DeliverWebhook } from './webhooks.jobs.ts';
 import { createWebhooksRepo } from './webhooks.repo.ts';
 import { createWebhooksService } from './webhooks.service.ts';
+import { defineModule } from '../feature-module.ts';
 
 export interface WebhooksModuleDeps {
   db: Database;
@@ -33,5 +34,5 @@ export function createWebhooksModule(deps: WebhooksModuleDeps) {
     retryScheduleMs: deps.config.webhooks.retryScheduleMs,
     orgExists: async (orgId) => (await deps.access.getOrganization(orgId)) !== undefined,
   });
-  return { service, jobs: webhookJobs(service) };
+  return defineModule({ name: 'webhooks', service, jobs: webhookJobs(service) });
 }
