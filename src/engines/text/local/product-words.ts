@@ -7,7 +7,8 @@ import { NUMBER_WORDS, PLURAL_FORM_NOUNS, PRODUCT_KINDS, SET_WORDS } from './lex
  * the hero"), so that an enhancement names one hero and no product the prompt contradicts.
  */
 
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** `s` with the regex special characters escaped. */
+export const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The plural of a product noun: `mugs`, `glasses`, `diaries`, `tote bags`; plural-form nouns stay. */
 export function pluralOf(noun: string): string {

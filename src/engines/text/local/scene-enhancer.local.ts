@@ -5,6 +5,7 @@ import {
   coloursContradict,
   coloursFirst,
   copyNouns,
+  escapeRe,
   isColourWord,
   otherHeroes,
   type PromptHero,
@@ -74,8 +75,6 @@ export function cleanText(s: string): string {
 
 /** A lexicon written as `a|b|c`. */
 const terms = (s: string): string[] => s.split('|');
-
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A case-insensitive regex matching any of `terms` as whole words (letters/digits around do not count). */
 function wordsRe(terms: readonly string[], flags = 'iu'): RegExp {
@@ -627,14 +626,7 @@ export function sceneWarnings(input: SceneEnhancementInput): SceneWarning[] {
     }
   }
   const avoided = avoidedWordsIn(prompt, input.brand);
-  if (avoided.length) {
-    warnings.push({
-      code: 'BRAND_WORD_AVOIDED',
-      severity: 'warning',
-      field: 'originalPrompt',
-      message: `The prompt uses ${joinList(avoided.map((w) => `"${w}"`))}, which the brand's DNA lists among words to avoid; the prompt was kept as written.`,
-    });
-  }
+  if (avoided.length) warnings.push(brandWordAvoided(avoided));
   if (input.products.length === 0) {
     warnings.push({
       code: 'NO_PRODUCT_CONTEXT',
@@ -675,7 +667,8 @@ function multipleHeroes(others: readonly PromptHero[], products: readonly SceneP
   };
 }
 
-function avoidList(brand: SceneBrandContext | undefined): string[] {
+/** The brand's words to avoid: cleaned, lower case, distinct, 2 to 40 characters with a letter. */
+export function avoidList(brand: SceneBrandContext | undefined): string[] {
   return [
     ...new Set(
       (brand?.wordsToAvoid ?? [])
@@ -683,6 +676,16 @@ function avoidList(brand: SceneBrandContext | undefined): string[] {
         .filter((w) => w.length >= 2 && w.length <= 40 && /\p{L}/u.test(w)),
     ),
   ];
+}
+
+/** The BRAND_WORD_AVOIDED warning: the user's prompt uses `avoided`, and is kept as written. */
+export function brandWordAvoided(avoided: string[]) {
+  return {
+    code: 'BRAND_WORD_AVOIDED' as const,
+    severity: 'warning' as const,
+    field: 'originalPrompt',
+    message: `The prompt uses ${joinList(avoided.map((w) => `"${w}"`))}, which the brand's DNA lists among words to avoid; the prompt was kept as written.`,
+  };
 }
 
 function avoidedWordsIn(text: string, brand: SceneBrandContext | undefined): string[] {

@@ -1,5 +1,4 @@
 import { type CameraMove, chooseCameraMove } from '../../video/camera.ts';
-import type { SceneBrandContext } from '../scene-enhancer.ts';
 import type {
   FrameContext,
   VideoEnhancement,
@@ -11,6 +10,7 @@ import {
   coloursContradict,
   coloursFirst,
   copyNouns,
+  escapeRe,
   isColourWord,
   nounsIn,
   otherHeroes,
@@ -18,6 +18,8 @@ import {
   promptHeroes,
 } from './product-words.ts';
 import {
+  avoidList,
+  brandWordAvoided,
   cleanText,
   heroWord,
   hexToWords,
@@ -80,8 +82,6 @@ export function createLocalVideoEnhancer(): VideoEnhancer {
 // --------------------------------------------------------------------------------------------
 // Text helpers
 
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /** `word` as a whole word (or phrase: spaces and hyphens interchangeable), case-insensitive. */
 const wordRe = (word: string) =>
   new RegExp(
@@ -123,16 +123,6 @@ const lexicon = (s: string) =>
 
 // --------------------------------------------------------------------------------------------
 // Brand words to avoid
-
-function avoidList(brand: SceneBrandContext | undefined): string[] {
-  return [
-    ...new Set(
-      (brand?.wordsToAvoid ?? [])
-        .map((w) => cleanText(w).toLowerCase())
-        .filter((w) => w.length >= 2 && w.length <= 40 && /\p{L}/u.test(w)),
-    ),
-  ];
-}
 
 const avoidedIn = (text: string, avoid: readonly string[]) => avoid.filter((w) => wordRe(w).test(text));
 
@@ -693,14 +683,7 @@ export function videoWarnings(input: VideoEnhancementInput): VideoWarning[] {
     });
   }
   const avoided = avoidedIn(prompt, avoidList(input.brand));
-  if (avoided.length) {
-    warnings.push({
-      code: 'BRAND_WORD_AVOIDED',
-      severity: 'warning',
-      field: 'originalPrompt',
-      message: `The prompt uses ${joinList(avoided.map((w) => `"${w}"`))}, which the brand's DNA lists among words to avoid; the prompt was kept as written.`,
-    });
-  }
+  if (avoided.length) warnings.push(brandWordAvoided(avoided));
   const moves = cameraMovesIn(prompt);
   const distinct = [...new Set(moves.map((m) => m.move))];
   if (distinct.length > 1) {
