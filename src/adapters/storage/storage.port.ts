@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { CodedError } from '../coded-error.ts';
 
 /**
  * Object storage: where asset bytes live. Two adapters keep this contract (storage.contract.test.ts):
@@ -108,15 +109,7 @@ export type StorageErrorCode =
   | 'UNAVAILABLE';
 
 /** The one error type adapters throw for conditions callers handle; anything else is unexpected. */
-export class StorageError extends Error {
-  readonly code: StorageErrorCode;
-
-  constructor(code: StorageErrorCode, message: string) {
-    super(message);
-    this.code = code;
-    this.name = 'StorageError';
-  }
-}
+export class StorageError extends CodedError<StorageErrorCode> {}
 
 export const isStorageError = (err: unknown, code?: StorageErrorCode): err is StorageError =>
   err instanceof StorageError && (code === undefined || err.code === code);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { CodedError } from '../../adapters/coded-error.ts';
 import { FetchError, type Fetcher } from '../../adapters/fetch/fetcher.ts';
 import { type FormatName, formatInfo } from '../../adapters/media/index.ts';
 import { detectTextKind } from '../../adapters/media/sniff.ts';
@@ -49,15 +50,7 @@ export const DEFAULT_PIPELINE_LIMITS: PipelineLimits = {
 export type PageErrorCode = 'BLOCKED_ADDRESS' | 'PAGE_UNREACHABLE' | 'PAGE_HTTP_ERROR' | 'PAGE_TOO_LARGE' | 'NOT_HTML';
 
 /** The page itself could not be used: the run fails with this code and message. */
-export class PageError extends Error {
-  readonly code: PageErrorCode;
-
-  constructor(code: PageErrorCode, message: string) {
-    super(message);
-    this.code = code;
-    this.name = 'PageError';
-  }
-}
+export class PageError extends CodedError<PageErrorCode> {}
 
 /** A rejection as recorded: the ranker's codes plus `download-failed`. */
 export interface CandidateRejection {
