@@ -16,22 +16,8 @@ import { installLongPoll } from './http/long-poll.ts';
 import { shuttingDown } from './http/errors.ts';
 import { opsRoutes } from './http/ops.routes.ts';
 import { installOpenApi } from './http/openapi.ts';
-import { brandsRoutes } from './modules/brands/brands.routes.ts';
-import { usageRoutes } from './modules/usage/usage.routes.ts';
-import { consoleOnlyRoutes } from './modules/access/console.routes.ts';
-import { blobRoutes } from './http/blob.routes.ts';
-import { assetsRoutes } from './modules/assets/assets.routes.ts';
-import { extractionRoutes } from './modules/extraction/extraction.routes.ts';
-import { brandDnaRoutes } from './modules/brand-dna/brand-dna.routes.ts';
-import { scenesRoutes } from './modules/scenes/scenes.routes.ts';
-import { environmentsRoutes } from './modules/environments/environments.routes.ts';
-import { enhancementsRoutes } from './modules/enhancements/enhancements.routes.ts';
-import { videosRoutes } from './modules/videos/videos.routes.ts';
-import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { createRouteCatalog } from './mcp/route-catalog.ts';
 import { mcpRoutes } from './mcp/mcp.routes.ts';
-import { apiKeysRoutes } from './modules/access/api-keys.routes.ts';
-import { membersRoutes } from './modules/access/members.routes.ts';
 import { consoleRoutes } from './modules/console/console.routes.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -119,20 +105,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(opsRoutes(deps, token ? { token } : 'off'));
   await app.register(
     async (v1) => {
-      await v1.register(brandsRoutes(deps));
-      await v1.register(usageRoutes(deps));
-      await v1.register(consoleOnlyRoutes());
-      await v1.register(apiKeysRoutes(deps));
-      await v1.register(membersRoutes(deps));
-      await v1.register(blobRoutes(deps));
-      await v1.register(assetsRoutes(deps));
-      await v1.register(extractionRoutes(deps));
-      await v1.register(brandDnaRoutes(deps));
-      await v1.register(scenesRoutes(deps));
-      await v1.register(environmentsRoutes(deps));
-      await v1.register(enhancementsRoutes(deps));
-      await v1.register(videosRoutes(deps));
-      await v1.register(webhooksRoutes(deps));
+      // Each module's routes, in the list's order (the OpenAPI document's, the SDK's, the tools').
+      for (const module of deps.modules) if (module.routes) await v1.register(module.routes);
     },
     { prefix: '/v1' },
   );

@@ -1,11 +1,11 @@
 import type { Config } from './config.ts';
 import { type CoreOverrides, openCore, openJobs } from './core-deps.ts';
-import { createKeyUsageTracker } from './modules/access/key-usage.ts';
-import { createUsageLedger } from './modules/usage/usage.ledger.ts';
+import { createAccessModule } from './modules/access/access.module.ts';
+import { createUsageModule } from './modules/usage/usage.module.ts';
+import { createBrandsModule } from './modules/brands/brands.module.ts';
 import { createMemoryRateLimiter, type RateLimiter } from './adapters/rate-limit/rate-limit.ts';
 import { createRedisRateLimiter } from './adapters/redis/rate-limit.redis.ts';
 import { createMetrics } from './http/metrics.ts';
-import { createAssetRefs } from './modules/assets/asset-refs.ts';
 import { openObjectStorage } from './adapters/storage/storage.ts';
 import type { ObjectStorage } from './adapters/storage/storage.port.ts';
 import { createFetcher, type Fetcher } from './adapters/fetch/fetcher.ts';
@@ -19,12 +19,7 @@ import { createGenerationEngines, type GenerationEngines } from './modules/gener
 import { ENGINE_WORKER, pooledSigning } from './modules/generation/pooled-engines.ts';
 import { createThreadPool } from './adapters/workers/thread-pool.ts';
 import { type ReadinessCheck, redisCheck, storageCheck } from './adapters/readiness.ts';
-import {
-  createStorageInputHost,
-  PURGE_PROVIDER_INPUTS_EVERY_MS,
-  providerInputsPurgeJob,
-  purgeProviderInputsJob,
-} from './modules/generation/provider-inputs.ts';
+import { createStorageInputHost } from './modules/generation/provider-inputs.ts';
 import { createInputsResolver } from './modules/generation/inputs.ts';
 import { createScenesModule } from './modules/scenes/scenes.module.ts';
 import { createEnvironmentsModule } from './modules/environments/environments.module.ts';
@@ -35,7 +30,15 @@ import { createChanges } from './events/changes.ts';
 import { redisTransport } from './events/redis-transport.ts';
 import { createWebhooksModule } from './modules/webhooks/webhooks.module.ts';
 import { createConsoleModule } from './modules/console/console.module.ts';
-import { type PendingSweep, pendingSweep } from './modules/generation/pending-sweep.ts';
+import type { PendingSweep } from './modules/generation/pending-sweep.ts';
+import { createGenerationModule } from './modules/generation/generation.module.ts';
+import type { FeatureModule } from './modules/feature-module.ts';
+import { blobRoutes } from './http/blob.routes.ts';
+import type { AssetsService } from './modules/assets/assets.service.ts';
+import type { ExtractionService } from './modules/extraction/extraction.service.ts';
+import type { BrandDnaService } from './modules/brand-dna/brand-dna.service.ts';
+import type { WebhooksService } from './modules/webhooks/webhooks.service.ts';
+import type { UsageLedger } from './modules/usage/usage.ledger.ts';
 import { atelierVersion, createProvenance, type Provenance } from './adapters/provenance/provenance.ts';
 
 export interface DepsOverrides extends CoreOverrides {
@@ -50,7 +53,18 @@ export interface DepsOverrides extends CoreOverrides {
   provenance?: false;
 }
 
+/** The app's dependencies, and what the CLI, the benches and the tests read beside them. */
 export type Deps = AppDeps & {
+  /** Quota ledger: reserve at create time, commit on success, release on failure. */
+  usage: UsageLedger;
+  /** Upload flow and asset reads; extraction commits and generation reuse it. */
+  assets: AssetsService;
+  /** URL extraction runs and commits; see src/modules/extraction. */
+  extraction: ExtractionService;
+  /** Brand DNA versions; generation reads `brandDna.getActiveDna(brandId, orgId)`. */
+  brandDna: BrandDnaService;
+  /** Signed webhook endpoints and deliveries (src/modules/webhooks): the admin CLI and the API. */
+  webhooks: WebhooksService;
   startWorkers(opts?: StartOptions): Promise<void>;
   /** One pass of the pending-work sweep (its job runs it every minute; tests and operators may call it). */
   sweepPending: PendingSweep['sweep'];
@@ -62,7 +76,6 @@ export type Deps = AppDeps & {
 /** Opens the database (and runs migrations), loads plans and wires the shared services. */
 export async function createDeps(config: Config, o: DepsOverrides = {}): Promise<Deps> {
   const { clock, plans, db, repo, readCache, access } = await openCore(config, o);
-  const keyUsage = createKeyUsageTracker(repo, clock);
   const rateLimiter =
     o.rateLimiter ??
     (config.redisUrl
@@ -120,7 +133,6 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
           },
         }),
   });
-  jobs.register(...assetsModule.jobs);
   const fetcher = o.fetcher ?? createFetcher({ allowPrivate: config.allowPrivateFetch });
   const extractionModule = createExtractionModule({
     db,
@@ -133,10 +145,9 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     assets: assetsModule.service,
     changes,
   });
-  jobs.register(...extractionModule.jobs);
-  const usage = createUsageLedger({ db, clock, plans, orgs: access });
+  const usageModule = createUsageModule({ db, clock, plans, orgs: access });
+  const usage = usageModule.ledger;
   const brandDnaModule = createBrandDnaModule({ db, storage, jobs, clock, config, usage, fetcher, changes });
-  jobs.register(...brandDnaModule.jobs);
   const made = createGenerationEngines(
     { longSide: config.imageLongSide, image: config.imageEngine, llm: config.llm, video: config.video },
     {
@@ -147,7 +158,6 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     },
   );
   const engines = o.engines ? o.engines(made) : made;
-  jobs.register(providerInputsPurgeJob({ storage }));
   const inputs = createInputsResolver({ db, plans, brandDna: brandDnaModule.service });
   const scenesModule = createScenesModule({
     db,
@@ -162,45 +172,49 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     engines,
     changes,
   });
-  jobs.register(...scenesModule.jobs);
   const generationDeps = { db, jobs, clock, config, usage, assets: assetsModule.service, inputs, engines, changes };
   const environmentsModule = createEnvironmentsModule(generationDeps);
-  jobs.register(...environmentsModule.jobs);
   const enhancementsModule = createEnhancementsModule({ ...generationDeps, enhancer: engines.enhancer });
-  jobs.register(...enhancementsModule.jobs);
   const videosModule = createVideosModule({ ...generationDeps, plans, storage });
-  jobs.register(...videosModule.jobs);
   const idempotencyModule = createIdempotencyModule({ db, clock });
-  jobs.register(...idempotencyModule.jobs);
   // Signed webhooks: terminal changes become deliveries (a sink: once, in the publishing process).
   const webhooksModule = createWebhooksModule({ db, clock, fetcher, jobs, config, access });
-  jobs.register(...webhooksModule.jobs);
   changes.addSink((change) => webhooksModule.service.onChange(change));
   const consoleModule = createConsoleModule({ db, clock, config });
-  jobs.register(...consoleModule.jobs);
+  const brandsModule = createBrandsModule({ db, readCache, clock, storage, config, assetRefs: assetsModule.refs });
+  const accessModule = createAccessModule({ repo, access, clock, config, console: consoleModule.service });
+  const keyUsage = accessModule.keyUsage;
+  // Every feature, in the order of its /v1 routes (app.ts registers them in this order: the OpenAPI
+  // document's, hence the SDK's types and the agent tools'); the signed blob links (src/http) sit
+  // among them. The jobs, schedules and waiting work of each are registered from this list.
+  const features: FeatureModule[] = [
+    brandsModule,
+    usageModule,
+    accessModule,
+    { name: 'blobs', routes: blobRoutes({ storage, clock }) },
+    assetsModule,
+    extractionModule,
+    brandDnaModule,
+    scenesModule,
+    environmentsModule,
+    enhancementsModule,
+    videosModule,
+    idempotencyModule,
+    webhooksModule,
+    consoleModule,
+  ];
   // Generation work whose job never reached the queue: enqueued again, or ended past the limit.
-  const pendingWork = pendingSweep({
+  const generationModule = createGenerationModule({
     db,
     jobs,
     clock,
-    expireAfterMs: config.pendingLimitMs,
-    kinds: [
-      ...scenesModule.pending,
-      ...videosModule.pending,
-      ...environmentsModule.pending,
-      ...enhancementsModule.pending,
-      ...brandDnaModule.pending,
-    ],
+    storage,
+    config,
+    kinds: features.flatMap((m) => m.pending ?? []),
   });
-  jobs.register(pendingWork.job);
-  const schedules = [
-    ...assetsModule.schedules,
-    ...extractionModule.schedules,
-    ...idempotencyModule.schedules,
-    ...consoleModule.schedules,
-    pendingWork.schedule,
-    { name: purgeProviderInputsJob.name, payload: {}, everyMs: PURGE_PROVIDER_INPUTS_EVERY_MS },
-  ];
+  const modules: FeatureModule[] = [...features, generationModule];
+  for (const m of modules) jobs.register(...(m.jobs ?? []));
+  const schedules = modules.flatMap((m) => m.schedules ?? []);
   return {
     config,
     db,
@@ -213,24 +227,18 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
     keyUsage,
     usage,
     metrics,
-    assetRefs: createAssetRefs(db),
     storage,
     fetcher,
     jobs,
-    readCache,
     assets: assetsModule.service,
     extraction: extractionModule.service,
     brandDna: brandDnaModule.service,
-    scenes: scenesModule.service,
-    environments: environmentsModule.service,
-    enhancements: enhancementsModule.service,
-    videos: videosModule.service,
-    videoEnhancements: videosModule.enhancements,
     idempotency: idempotencyModule.repo,
     changes,
     webhooks: webhooksModule.service,
     console: consoleModule.service,
-    sweepPending: pendingWork.sweep,
+    modules,
+    sweepPending: generationModule.sweep,
     provenance,
     /** Starts consuming jobs (serve, worker, tests) after putting every module's schedule in place. */
     async startWorkers(opts = {}) {

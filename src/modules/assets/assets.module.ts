@@ -7,6 +7,8 @@ import { createAssetsRepo } from './assets.repo.ts';
 import { type AssetsServiceDeps, createAssetsService } from './assets.service.ts';
 import { assetJobs, cleanupUploadsJob } from './assets.jobs.ts';
 import { defineModule } from '../feature-module.ts';
+import { createAssetRefs } from './asset-refs.ts';
+import { assetsRoutes } from './assets.routes.ts';
 
 /** How often never-confirmed uploads are looked for. */
 const CLEANUP_EVERY_MS = 5 * 60_000;
@@ -19,7 +21,10 @@ export interface AssetsModuleDeps extends Pick<AssetsServiceDeps, 'config' | 'pr
   changes: Changes;
 }
 
-/** Wires the assets feature: its service, its jobs and its schedules. */
+/**
+ * Wires the assets feature: its service, its jobs, its schedules and its routes, and the asset
+ * lookup other modules read assets through (`refs`: a brand's logo).
+ */
 export function createAssetsModule(deps: AssetsModuleDeps) {
   const repo = createAssetsRepo(deps.db);
   const service = createAssetsService({
@@ -38,5 +43,6 @@ export function createAssetsModule(deps: AssetsModuleDeps) {
     cleanupExpiredUploads: () => service.cleanupExpiredUploads(),
   });
   const schedules = [{ name: cleanupUploadsJob.name, payload: {}, everyMs: CLEANUP_EVERY_MS }];
-  return defineModule({ name: 'assets', repo, service, jobs, schedules });
+  const routes = assetsRoutes({ db: deps.db, storage: deps.storage, clock: deps.clock, assets: service });
+  return defineModule({ name: 'assets', repo, service, refs: createAssetRefs(deps.db), jobs, schedules, routes });
 }

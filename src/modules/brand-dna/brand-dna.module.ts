@@ -13,6 +13,7 @@ import { brandDnaJobs, extractJob, extractJobId } from './brand-dna.jobs.ts';
 import { createBrandDnaRepo } from './brand-dna.repo.ts';
 import { createBrandDnaService, versionFolder } from './brand-dna.service.ts';
 import { defineModule } from '../feature-module.ts';
+import { brandDnaRoutes } from './brand-dna.routes.ts';
 
 export interface BrandDnaModuleDeps {
   db: Database;
@@ -28,7 +29,8 @@ export interface BrandDnaModuleDeps {
 
 /**
  * Wires Brand DNA: repo, service (routes and getActiveDna), the text analyzer chosen by config
- * (LLM_BASE_URL / LLM_API_KEY / LLM_MODEL, else the local one) and the extraction job.
+ * (LLM_BASE_URL / LLM_API_KEY / LLM_MODEL, else the local one), the extraction job and its
+ * waiting work, and the routes.
  */
 export function createBrandDnaModule(deps: BrandDnaModuleDeps, o: { analyzer?: TextAnalyzer } = {}) {
   const log = createLogger(deps.config).child({ component: 'brand-dna' });
@@ -59,5 +61,6 @@ export function createBrandDnaModule(deps: BrandDnaModuleDeps, o: { analyzer?: T
       jobId: extractJobId(r.id as string, r.run_id as string),
     })),
   ];
-  return defineModule({ name: 'brand-dna', service, jobs, analyzer, pending });
+  const routes = brandDnaRoutes({ brandDna: service });
+  return defineModule({ name: 'brand-dna', service, jobs, analyzer, pending, routes });
 }

@@ -2,10 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Database } from '../../adapters/db/database.ts';
-import type { ReadCache } from '../../adapters/db/read-cache.ts';
 import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
-import type { Clock } from '../../clock.ts';
-import type { AssetRefs } from '../assets/asset-refs.ts';
 import { errorResponses } from '../../http/errors.ts';
 import { principalOf } from '../access/access.auth.ts';
 import {
@@ -17,8 +14,7 @@ import {
   ListBrandsQuery,
   UpdateBrandBody,
 } from './brands.schemas.ts';
-import { createBrandsRepo } from './brands.repo.ts';
-import { createBrandsService } from './brands.service.ts';
+import type { BrandsService } from './brands.service.ts';
 import { deleteBrand } from './brands.delete.ts';
 import { ifNoneMatchHit } from '../../http/etag.ts';
 import { pageLinks } from '../../http/pagination.ts';
@@ -30,22 +26,17 @@ const etagHeader = { ETag: Type.String({ description: 'Strong entity tag of the 
 const cacheHeader = { 'Cache-Control': Type.String({ description: CACHE_CONTROL }) };
 
 export interface BrandsRoutesDeps {
+  brands: BrandsService;
+  /** What a brand's deletion reads and removes (brands.delete.ts). */
   db: Database;
-  clock: Clock;
+  storage: ObjectStorage;
   /** The API's public base URL (Location headers). */
   config: { publicUrl: string };
-  assetRefs: AssetRefs;
-  readCache: ReadCache;
-  storage: ObjectStorage;
 }
 
 /** POST/GET/PUT /brands, and DELETE (console-only: API keys get 403). */
 export function brandsRoutes(deps: BrandsRoutesDeps): FastifyPluginAsync {
-  const service = createBrandsService({
-    repo: createBrandsRepo(deps.db, deps.readCache),
-    clock: deps.clock,
-    assetRefs: deps.assetRefs,
-  });
+  const service = deps.brands;
   const brandsUrl = `${deps.config.publicUrl}/v1/brands`;
 
   return async (plain) => {

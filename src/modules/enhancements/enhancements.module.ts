@@ -10,6 +10,7 @@ import { pendingRuns } from '../generation/runs.ts';
 import { enhancementJobs, sceneEnhancementRun } from './enhancements.jobs.ts';
 import { createEnhancementsService } from './enhancements.service.ts';
 import { defineModule } from '../feature-module.ts';
+import { enhancementsRoutes } from './enhancements.routes.ts';
 
 export interface EnhancementsModuleDeps {
   db: Database;
@@ -21,11 +22,12 @@ export interface EnhancementsModuleDeps {
   enhancer: SceneEnhancer;
 }
 
-/** Wires prompt enhancements: repo, service (routes) and the enhancement job. */
+/** Wires prompt enhancements: repo, service, routes, the enhancement job and its waiting work. */
 export function createEnhancementsModule(deps: EnhancementsModuleDeps) {
   const repo = createRunsRepo(deps.db, 'prompt_enhancements');
   const service = createEnhancementsService({ ...deps, repo });
   const jobs = enhancementJobs({ ...deps, repo });
   const pending = [pendingRuns(jobs, sceneEnhancementRun)];
-  return defineModule({ name: 'enhancements', service, jobs, pending });
+  const routes = enhancementsRoutes({ enhancements: service });
+  return defineModule({ name: 'enhancements', service, jobs, pending, routes });
 }

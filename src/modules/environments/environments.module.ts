@@ -11,6 +11,7 @@ import { environmentJobs, environmentRun } from './environments.jobs.ts';
 import { createEnvironmentsRepo } from './environments.repo.ts';
 import { createEnvironmentsService } from './environments.service.ts';
 import { defineModule } from '../feature-module.ts';
+import { environmentsRoutes } from './environments.routes.ts';
 
 export interface EnvironmentsModuleDeps {
   db: Database;
@@ -25,11 +26,12 @@ export interface EnvironmentsModuleDeps {
   engines: GenerationEngines;
 }
 
-/** Wires environment generation: repo, service (routes) and its job. */
+/** Wires environment generation: repo, service, routes, its job and its waiting work. */
 export function createEnvironmentsModule(deps: EnvironmentsModuleDeps) {
   const repo = createEnvironmentsRepo(deps.db);
   const service = createEnvironmentsService({ ...deps, repo });
   const jobs = environmentJobs({ ...deps, repo, longSide: deps.config.imageLongSide });
   const pending = [pendingRuns(jobs, environmentRun)];
-  return defineModule({ name: 'environments', service, jobs, pending });
+  const routes = environmentsRoutes({ environments: service });
+  return defineModule({ name: 'environments', service, jobs, pending, routes });
 }

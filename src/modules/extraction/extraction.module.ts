@@ -10,6 +10,7 @@ import { createExtractionRepo } from './extraction.repo.ts';
 import { createExtractionService, type ExtractionService, type ExtractionSettings } from './extraction.service.ts';
 import { purgeExtractionsJob, runExtractionJob, sweepExtractionsJob } from './extraction.jobs.ts';
 import { defineModule } from '../feature-module.ts';
+import { extractionRoutes } from './extraction.routes.ts';
 
 /** How often runs stuck past the timeout are failed. */
 const SWEEP_EVERY_MS = 60_000;
@@ -28,7 +29,7 @@ export interface ExtractionModuleDeps {
   changes: Changes;
 }
 
-/** Wires URL extraction: its service, its jobs and its schedules. */
+/** Wires URL extraction: its service, its jobs, its schedules and its routes. */
 export function createExtractionModule(deps: ExtractionModuleDeps) {
   const repo = createExtractionRepo(deps.db);
   const service = createExtractionService({ ...deps, repo });
@@ -37,7 +38,8 @@ export function createExtractionModule(deps: ExtractionModuleDeps) {
     { name: sweepExtractionsJob.name, payload: {}, everyMs: SWEEP_EVERY_MS },
     { name: purgeExtractionsJob.name, payload: {}, everyMs: PURGE_EVERY_MS },
   ];
-  return defineModule({ name: 'extraction', service, jobs, schedules });
+  const routes = extractionRoutes({ extraction: service });
+  return defineModule({ name: 'extraction', service, jobs, schedules, routes });
 }
 
 /**

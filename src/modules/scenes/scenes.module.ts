@@ -13,6 +13,7 @@ import { sceneJobs, sceneVariationRun } from './scenes.jobs.ts';
 import { createScenesRepo } from './scenes.repo.ts';
 import { createScenesService } from './scenes.service.ts';
 import { defineModule } from '../feature-module.ts';
+import { scenesRoutes } from './scenes.routes.ts';
 
 export interface ScenesModuleDeps {
   db: Database;
@@ -29,11 +30,12 @@ export interface ScenesModuleDeps {
   engines: GenerationEngines;
 }
 
-/** Wires scene forges: repo, service (routes), the variation job and its waiting work (the sweep's). */
+/** Wires scene forges: repo, service, routes, the variation job and its waiting work (the sweep's). */
 export function createScenesModule(deps: ScenesModuleDeps) {
   const repo = createScenesRepo(deps.db);
   const service = createScenesService({ ...deps, repo });
   const jobs = sceneJobs({ ...deps, repo, longSide: deps.config.imageLongSide });
   const pending = [pendingRuns(jobs, sceneVariationRun)];
-  return defineModule({ name: 'scenes', service, jobs, repo, pending });
+  const routes = scenesRoutes({ scenes: service });
+  return defineModule({ name: 'scenes', service, jobs, repo, pending, routes });
 }

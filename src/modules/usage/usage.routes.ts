@@ -3,9 +3,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { principalOf } from '../access/access.auth.ts';
 import { errorResponses } from '../../http/errors.ts';
 import { Type } from 'typebox';
-import { FEATURES, type Feature, POOLS, type Pool } from './plans.ts';
+import { FEATURES, type Feature, type PlanCatalog, POOLS, type Pool } from './plans.ts';
 import { FeatureUsageResponse } from './usage.schemas.ts';
-import { createUsageService, type UsageServiceDeps } from './usage.service.ts';
+import type { UsageService } from './usage.service.ts';
 
 const Cap = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]);
 const PlanView = Type.Object({
@@ -24,13 +24,19 @@ const PlansResponse = Type.Object({
   data: Type.Array(PlanView),
 });
 
+export interface UsageRoutesDeps {
+  /** Feature usage (usage.service.ts). */
+  usage: UsageService;
+  plans: PlanCatalog;
+}
+
 /**
  * GET /organizations/current/feature-usage: any role of the organization may read it.
  * GET /organizations/current/plans (console only, hidden): the plan catalog, so the console can
  * show a feature the plan lacks as such, with the plans that include it.
  */
-export function usageRoutes(deps: UsageServiceDeps): FastifyPluginAsync {
-  const service = createUsageService(deps);
+export function usageRoutes(deps: UsageRoutesDeps): FastifyPluginAsync {
+  const service = deps.usage;
   return async (app) => {
     app.withTypeProvider<TypeBoxTypeProvider>().get(
       '/organizations/current/feature-usage',

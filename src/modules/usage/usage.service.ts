@@ -16,3 +16,5 @@ export function createUsageService({ usage, plans }: UsageServiceDeps) {
     },
   };
 }
+
+export type UsageService = ReturnType<typeof createUsageService>;

@@ -17,6 +17,7 @@ import { createVideosRepo } from './videos.repo.ts';
 import { videoJobs, videoVariationRun } from './videos.jobs.ts';
 import { createVideosService } from './videos.service.ts';
 import { defineModule } from '../feature-module.ts';
+import { videosRoutes } from './videos.routes.ts';
 
 export interface VideosModuleDeps {
   db: Database;
@@ -33,7 +34,7 @@ export interface VideosModuleDeps {
   engines: Pick<GenerationEngines, 'video' | 'videoEnhancer'>;
 }
 
-/** Wires video generation and image-to-video prompt enhancement: repos, services (routes) and jobs. */
+/** Wires video generation and image-to-video prompt enhancement: repos, services, routes and jobs. */
 export function createVideosModule(deps: VideosModuleDeps) {
   const repo = createVideosRepo(deps.db);
   const service = createVideosService({
@@ -48,5 +49,6 @@ export function createVideosModule(deps: VideosModuleDeps) {
     ...videoEnhancementJobs({ ...deps, repo: enhancementsRepo, enhancer: deps.engines.videoEnhancer }),
   ];
   const pending = [pendingRuns(jobs, videoVariationRun), pendingRuns(jobs, videoEnhancementRun)];
-  return defineModule({ name: 'videos', service, enhancements, jobs, pending });
+  const routes = videosRoutes({ videos: service, videoEnhancements: enhancements });
+  return defineModule({ name: 'videos', service, enhancements, jobs, pending, routes });
 }

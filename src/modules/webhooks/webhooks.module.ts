@@ -7,21 +7,22 @@ import { webhookJobs, DeliverWebhook } from './webhooks.jobs.ts';
 import { createWebhooksRepo } from './webhooks.repo.ts';
 import { createWebhooksService } from './webhooks.service.ts';
 import { defineModule } from '../feature-module.ts';
+import { webhooksRoutes } from './webhooks.routes.ts';
 
 export interface WebhooksModuleDeps {
   db: Database;
   clock: Clock;
   fetcher: Fetcher;
   jobs: JobSystem;
-  /** ATELIER_WEBHOOK_RETRY_SCHEDULE: delays between delivery attempts. */
-  config: { webhooks: { retryScheduleMs: readonly number[] } };
+  /** ATELIER_WEBHOOK_RETRY_SCHEDULE: delays between delivery attempts; the public URL (Location headers). */
+  config: { webhooks: { retryScheduleMs: readonly number[] }; publicUrl: string };
   access: AccessService;
 }
 
 /**
  * Signed webhooks (docs/decisions/integrations.md "Webhooks"): an organization's endpoints, the change sink that
- * turns terminal transitions into deliveries, and the delivery job. deps.ts registers the jobs and
- * adds `service.onChange` as a sink of `deps.changes`.
+ * turns terminal transitions into deliveries, the delivery job and the routes. deps.ts registers the
+ * jobs and adds `service.onChange` as a sink of `deps.changes`.
  */
 export function createWebhooksModule(deps: WebhooksModuleDeps) {
   const repo = createWebhooksRepo(deps.db);
@@ -34,5 +35,6 @@ export function createWebhooksModule(deps: WebhooksModuleDeps) {
     retryScheduleMs: deps.config.webhooks.retryScheduleMs,
     orgExists: async (orgId) => (await deps.access.getOrganization(orgId)) !== undefined,
   });
-  return defineModule({ name: 'webhooks', service, jobs: webhookJobs(service) });
+  const routes = webhooksRoutes({ webhooks: service, config: deps.config });
+  return defineModule({ name: 'webhooks', service, jobs: webhookJobs(service), routes });
 }
