@@ -287,6 +287,24 @@ export interface ProviderSession {
   failed(detail: { message?: string; code?: string }, prefix: string): GenerationError;
 }
 
+/** `Authorization: <scheme> <apiKey>`, or no header without a key. */
+export const authorization = (scheme: string, apiKey: string | undefined): Record<string, string> =>
+  apiKey ? { authorization: `${scheme} ${apiKey}` } : {};
+
+/**
+ * The provider's HTTP helpers for an adapter whose API key is `settings.apiKey` (kept out of
+ * messages), `settings` giving the limits: answers a function opening the session of one
+ * request (aborted by its signal).
+ */
+export function providerSessions(
+  settings: ProviderLimits & { apiKey?: string | undefined },
+  deps: ProviderDeps,
+  o: Omit<ProviderHttpConfig, keyof ProviderLimits | 'secrets'>,
+): (req: { signal?: AbortSignal | undefined }) => ProviderSession {
+  const http = createProviderHttp({ ...settings, ...o, secrets: [settings.apiKey] }, deps);
+  return (req) => http.session({ ...(req.signal ? { signal: req.signal } : {}) });
+}
+
 const IMAGE_FORMATS = new Set(['png', 'jpeg', 'webp', 'gif', 'avif', 'tiff', 'heif']);
 
 export function createProviderHttp(cfg: ProviderHttpConfig, deps: ProviderDeps): ProviderHttp {

@@ -8,10 +8,10 @@
  */
 import {
   cancelOnGiveUp,
-  createProviderHttp,
   type ProviderDeps,
   type ProviderLimits,
   type ProviderSession,
+  providerSessions,
   type RetryPolicy,
 } from '../image/provider-http.ts';
 import { type EngineWarning, GenerationError } from '../image/scene-engine.ts';
@@ -203,10 +203,6 @@ export function providerEngine(name: string, generate: (req: VideoRequest) => Pr
   };
 }
 
-/** `Authorization: <scheme> <apiKey>`, or no header without a key. */
-export const authorization = (scheme: string, apiKey: string | undefined): Record<string, string> =>
-  apiKey ? { authorization: `${scheme} ${apiKey}` } : {};
-
 /**
  * The provider's HTTP helpers (src/engines/image/provider-http.ts) for a video adapter: `headers`
  * sent to `baseUrl`, the API key kept out of messages, the video default timeout. Answers a
@@ -217,19 +213,13 @@ export function videoProviderSessions(
   deps: ProviderDeps,
   o: { label: string; baseUrl: string; headers: Record<string, string>; retry?: RetryPolicy },
 ): (req: VideoRequest) => ProviderSession {
-  const http = createProviderHttp(
-    {
-      ...settings,
-      label: o.label,
-      apiOrigin: o.baseUrl,
-      headers: o.headers,
-      ...(o.retry ? { retry: o.retry } : {}),
-      secrets: [settings.apiKey],
-      defaultTimeoutMs: DEFAULT_VIDEO_TIMEOUT_MS,
-    },
-    deps,
-  );
-  return (req) => http.session({ ...(req.signal ? { signal: req.signal } : {}) });
+  return providerSessions(settings, deps, {
+    label: o.label,
+    apiOrigin: o.baseUrl,
+    headers: o.headers,
+    ...(o.retry ? { retry: o.retry } : {}),
+    defaultTimeoutMs: DEFAULT_VIDEO_TIMEOUT_MS,
+  });
 }
 
 /** The waits between polls: the settings' ones, else the provider's defaults. */

@@ -2,11 +2,11 @@ import sharp from 'sharp';
 import { ifSet, str } from '../../shared/env-settings.ts';
 import {
   contentName,
-  createProviderHttp,
   fitToRequest,
   type ProviderDeps,
   type ProviderLimits,
   providerSceneResult,
+  providerSessions,
   withDefaultFetchers,
 } from '../provider-http.ts';
 import { toPngInput } from '../provider-inputs.ts';
@@ -118,23 +118,18 @@ export function createComfyUiSceneEngine(settings: ComfyUiSettings, deps: Provid
   const usesCanvas = used.has('product_canvas') || used.has('product_mask');
   const client = createComfyClient(settings, deps);
   const name = `comfyui:${workflowName}`;
-  const http = createProviderHttp(
-    {
-      ...settings,
-      label: LABEL,
-      apiOrigin: client.baseUrl,
-      headers: client.headers,
-      secrets: [settings.apiKey],
-      defaultTimeoutMs: 300_000,
-      retry: comfyRetry,
-    },
-    deps,
-  );
+  const session = providerSessions(settings, deps, {
+    label: LABEL,
+    apiOrigin: client.baseUrl,
+    headers: client.headers,
+    defaultTimeoutMs: 300_000,
+    retry: comfyRetry,
+  });
 
   return {
     name,
     async generate(req: SceneRequest): Promise<SceneResult> {
-      const s = http.session({ ...(req.signal ? { signal: req.signal } : {}) });
+      const s = session(req);
       const warnings: EngineWarning[] = [];
       const size = generationSize(req.width, req.height, {
         maxPixels: settings.maxPixels ?? 1_572_864,

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { ifSet, str } from '../../shared/env-settings.ts';
 import {
-  createProviderHttp,
+  authorization,
   encodeMultipart,
   type MultipartField,
   nearestSize,
@@ -10,6 +10,7 @@ import {
   type ProviderLimits,
   providerError,
   providerSceneResult,
+  providerSessions,
   type RetryPolicy,
   stainlessRetry,
   trimBase,
@@ -216,24 +217,19 @@ export function createOpenAiImagesSceneEngine(settings: OpenAiImagesSettings, de
   // dall-e answers a URL unless asked for base64 (images.ts:119-123): base64 saves a download.
   const responseFormat = settings.responseFormat ?? (known && caps.responseFormat ? 'b64_json' : undefined);
   const name = `openai-images:${model}`;
-  const http = createProviderHttp(
-    {
-      ...settings,
-      label: LABEL,
-      apiOrigin: baseUrl,
-      headers: settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {},
-      secrets: [settings.apiKey],
-      maxJsonBytes: 64 * 1024 * 1024,
-      defaultTimeoutMs: 180_000,
-      retry: openAiImagesRetry,
-    },
-    deps,
-  );
+  const session = providerSessions(settings, deps, {
+    label: LABEL,
+    apiOrigin: baseUrl,
+    headers: authorization('Bearer', settings.apiKey),
+    maxJsonBytes: 64 * 1024 * 1024,
+    defaultTimeoutMs: 180_000,
+    retry: openAiImagesRetry,
+  });
 
   return {
     name,
     async generate(req: SceneRequest): Promise<SceneResult> {
-      const s = http.session({ ...(req.signal ? { signal: req.signal } : {}) });
+      const s = session(req);
       const size = nearestSize(sizes, req.width, req.height);
       const warnings: EngineWarning[] = [
         {

@@ -1,11 +1,12 @@
 import { ifSet, str } from '../../shared/env-settings.ts';
 import {
-  createProviderHttp,
+  authorization,
   nearestSize,
   parseRatios,
   type ProviderDeps,
   type ProviderLimits,
   providerSceneResult,
+  providerSessions,
   withDefaultFetchers,
 } from '../provider-http.ts';
 import { imageInput } from '../provider-inputs.ts';
@@ -108,23 +109,18 @@ export function createReplicateSceneEngine(settings: ReplicateSettings, deps: Pr
   };
   const name = `replicate:${target.model}`;
   const ratios = parseRatios(caps.aspectRatios, 'replicate');
-  const http = createProviderHttp(
-    {
-      ...settings,
-      label: LABEL,
-      apiOrigin: api.baseUrl,
-      headers: settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {},
-      secrets: [settings.apiKey],
-      defaultTimeoutMs: 180_000,
-      retry: replicateRetry,
-    },
-    deps,
-  );
+  const session = providerSessions(settings, deps, {
+    label: LABEL,
+    apiOrigin: api.baseUrl,
+    headers: authorization('Bearer', settings.apiKey),
+    defaultTimeoutMs: 180_000,
+    retry: replicateRetry,
+  });
 
   return {
     name,
     async generate(req: SceneRequest): Promise<SceneResult> {
-      const s = http.session({ ...(req.signal ? { signal: req.signal } : {}) });
+      const s = session(req);
       const warnings: EngineWarning[] = [];
       const route = api.inputRoute(s);
       const input: Record<string, unknown> = { prompt: req.prompt };

@@ -1,5 +1,6 @@
 import type { EngineWarning } from '../../image/scene-engine.ts';
 import {
+  authorization,
   nearestSize,
   parseRatios,
   type ProviderDeps,
@@ -11,7 +12,6 @@ import { imageInput, type InputRoute } from '../../image/provider-inputs.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
 import { hostedVideoSettings, type VideoProvider } from '../video-provider.ts';
 import {
-  authorization,
   checkRequest,
   endFrameDropped,
   endFrameRouted,

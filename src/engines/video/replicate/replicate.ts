@@ -1,4 +1,10 @@
-import { nearestSize, parseRatios, type ProviderDeps, withDefaultFetchers } from '../../image/provider-http.ts';
+import {
+  authorization,
+  nearestSize,
+  parseRatios,
+  type ProviderDeps,
+  withDefaultFetchers,
+} from '../../image/provider-http.ts';
 import { imageInput } from '../../image/provider-inputs.ts';
 import {
   createPredictions,
@@ -11,7 +17,6 @@ import type { EngineWarning } from '../../image/scene-engine.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
 import { hostedVideoSettings, type VideoProvider } from '../video-provider.ts';
 import {
-  authorization,
   checkRequest,
   endFrameDropped,
   endFrameRouted,

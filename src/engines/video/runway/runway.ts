@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import sharp from 'sharp';
 import {
+  authorization,
   createProviderHttp,
   encodeMultipart,
   nearestSize,
@@ -16,7 +17,6 @@ import { GenerationError } from '../../image/scene-engine.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
 import { hostedVideoSettings, type VideoProvider } from '../video-provider.ts';
 import {
-  authorization,
   checkRequest,
   endFrameDropped,
   endFrameRouted,
