@@ -55,6 +55,12 @@ export function parseToolsets(value: string | undefined): readonly Toolset[] {
 /** The page size list tools ask for unless the agent names one. */
 export const LIST_LIMIT = 5;
 
+/**
+ * A list tool over a route with both sort vocabularies: it offers the one of every list
+ * (`sort: "-updatedAt"`), not the route's older sortBy/sortOrder pair.
+ */
+const SORTED_LIST = { omit: ['sortBy', 'sortOrder'], describe: { sort: '' }, list: true } as const;
+
 export const ROUTE_TOOLS: readonly RouteTool[] = [
   // Brands
   {
@@ -220,10 +226,7 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     method: 'GET',
     url: '/v1/brands/:brandId/scene-forges',
     about: 'List a brand’s scene forges with their variations.',
-    // The one sort vocabulary (`sort: "-updatedAt"`); the route's older sortBy/sortOrder pair is not offered.
-    omit: ['sortBy', 'sortOrder'],
-    describe: { sort: '' },
-    list: true,
+    ...SORTED_LIST,
   },
   {
     name: 'scenes_refine',
@@ -274,10 +277,7 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     method: 'GET',
     url: '/v1/brands/:brandId/generated-videos-groups',
     about: 'List a brand’s video groups.',
-    // The one sort vocabulary (`sort: "-updatedAt"`); the route's older sortBy/sortOrder pair is not offered.
-    omit: ['sortBy', 'sortOrder'],
-    describe: { sort: '' },
-    list: true,
+    ...SORTED_LIST,
   },
   {
     name: 'video_prompt_enhance',
