@@ -140,6 +140,17 @@ const tag = (
   recommendation,
 });
 
+/** A tag when `value` is under `warning` (critical when it is under `critical` too); none otherwise. */
+const under = (
+  value: number,
+  warning: number,
+  critical: number,
+  reasonCode: QualityReasonCode,
+  reason: string,
+  recommendation: string,
+): QualityTag[] =>
+  value < warning ? [tag(value < critical ? 'critical' : 'warning', reasonCode, reason, recommendation)] : [];
+
 /**
  * LOW_RESOLUTION of an image or a video: a warning when its shorter side is under `warning` pixels,
  * critical under `critical`; none otherwise.
@@ -151,17 +162,14 @@ function lowResolution(
   critical: number,
   ideal: string,
 ): QualityTag[] {
-  const shortEdge = Math.min(m.width, m.height);
-  return shortEdge < warning
-    ? [
-        tag(
-          shortEdge < critical ? 'critical' : 'warning',
-          'LOW_RESOLUTION',
-          `The ${what} is ${m.width}×${m.height} pixels; its shorter side is under ${warning} pixels.`,
-          `Upload a version at least ${warning} pixels on the shorter side, ideally ${ideal}.`,
-        ),
-      ]
-    : [];
+  return under(
+    Math.min(m.width, m.height),
+    warning,
+    critical,
+    'LOW_RESOLUTION',
+    `The ${what} is ${m.width}×${m.height} pixels; its shorter side is under ${warning} pixels.`,
+    `Upload a version at least ${warning} pixels on the shorter side, ideally ${ideal}.`,
+  );
 }
 
 const isBlank = (m: ImageMeasurements): boolean =>
@@ -182,16 +190,16 @@ export function imageQualityTags(m: ImageMeasurements): QualityTag[] {
     );
   } else {
     const subject = m.pixels.subjectLuma ?? m.pixels.luma;
-    if (m.laplacianVariance < t.blurWarning) {
-      tags.push(
-        tag(
-          m.laplacianVariance < t.blurCritical ? 'critical' : 'warning',
-          'BLURRY',
-          `The image lacks sharp detail (edge variance ${Math.round(m.laplacianVariance)}, expected at least ${t.blurWarning}).`,
-          'Upload a sharper photo: in focus, without motion blur, not upscaled from a small original.',
-        ),
-      );
-    }
+    tags.push(
+      ...under(
+        m.laplacianVariance,
+        t.blurWarning,
+        t.blurCritical,
+        'BLURRY',
+        `The image lacks sharp detail (edge variance ${Math.round(m.laplacianVariance)}, expected at least ${t.blurWarning}).`,
+        'Upload a sharper photo: in focus, without motion blur, not upscaled from a small original.',
+      ),
+    );
     const overCritical =
       subject.mean >= t.overMeanCritical ||
       (subject.highlightClip >= t.overClipCritical && subject.mean >= t.overMeanWarning);
@@ -216,16 +224,16 @@ export function imageQualityTags(m: ImageMeasurements): QualityTag[] {
         ),
       );
     }
-    if (subject.stdDev < t.lowContrastWarning) {
-      tags.push(
-        tag(
-          subject.stdDev < t.lowContrastCritical ? 'critical' : 'warning',
-          'LOW_CONTRAST',
-          `The image has little contrast (brightness spread ${Math.round(subject.stdDev)}, expected at least ${t.lowContrastWarning}).`,
-          'Use a photo with clearer separation between light and dark areas.',
-        ),
-      );
-    }
+    tags.push(
+      ...under(
+        subject.stdDev,
+        t.lowContrastWarning,
+        t.lowContrastCritical,
+        'LOW_CONTRAST',
+        `The image has little contrast (brightness spread ${Math.round(subject.stdDev)}, expected at least ${t.lowContrastWarning}).`,
+        'Use a photo with clearer separation between light and dark areas.',
+      ),
+    );
   }
   if (m.format === 'JPEG') {
     const heavy =
