@@ -32,7 +32,18 @@ import { backdropStats, estimateHints } from './local/backdrop.ts';
 import { composite } from './local/composite.ts';
 import { alphaBox, type Cutout, cutOutProduct, matte } from './local/cutout.ts';
 import { keyFromAngle, type Placement, type SceneLayout, shadowFor } from './local/layout.ts';
-import { boxBlur, components, dilate, erode, hashSeed, prng, pushPull, smoothstep, toLab } from './local/raster.ts';
+import {
+  boxBlur,
+  components,
+  dilate,
+  erode,
+  hashSeed,
+  neighbours4,
+  pushPull,
+  smoothstep,
+  toLab,
+} from './local/raster.ts';
+import { prng } from '../shared/prng.ts';
 import {
   type EngineWarning,
   GenerationError,
@@ -1018,15 +1029,7 @@ function grow(mask: Uint8Array, width: number, height: number, seeds: number[]):
   }
   for (let head = 0; head < tail; head++) {
     const p = queue[head]!;
-    const x = p % width;
-    const y = (p - x) / width;
-    const next = [
-      x > 0 ? p - 1 : -1,
-      x < width - 1 ? p + 1 : -1,
-      y > 0 ? p - width : -1,
-      y < height - 1 ? p + width : -1,
-    ];
-    for (const q of next) {
+    for (const q of neighbours4(p, width, height)) {
       if (q >= 0 && mask[q] && !out[q]) {
         out[q] = 1;
         queue[tail++] = q;

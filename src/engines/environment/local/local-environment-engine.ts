@@ -29,7 +29,8 @@ import {
   resolveColors,
 } from './environment-prompt.ts';
 import { createMaterial, type Material, toLin } from './materials.ts';
-import { createNoise, createRng, hash2, hashBits, type Noise, smoothstep } from './noise.ts';
+import { prng } from '../../shared/prng.ts';
+import { createNoise, hash2, hashBits, type Noise, smoothstep } from './noise.ts';
 import { archSdf, type Hit, intersectSolids, type Solid, solidOcclusion, solidShadow } from './props.ts';
 
 /** Largest width or height accepted (a 4096² render takes a few seconds). */
@@ -819,7 +820,7 @@ function makeGobo(
   const paneH = 46;
   const bar = 3.2;
   // Palm fronds: from a plant high on the light's side, reaching across the wall behind the set.
-  const rng = createRng(seed ^ 0xfa1);
+  const rng = prng(seed ^ 0xfa1);
   const toPlane = (u: number, h: number, z: number): [number, number] => [
     u * e1x + z * e1z - ca0,
     u * e2x + h * e2y + z * e2z - cb0,

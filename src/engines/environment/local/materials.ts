@@ -6,7 +6,8 @@
  * the perspective puts them.
  */
 import type { Backdrop, Rgb } from './environment-prompt.ts';
-import { createRng, hash2, hashBits, lod, type Noise, smoothstep } from './noise.ts';
+import { prng } from '../../shared/prng.ts';
+import { hash2, hashBits, lod, type Noise, smoothstep } from './noise.ts';
 
 /** Linear-light RGB. */
 export type Lin = [number, number, number];
@@ -173,7 +174,7 @@ function marble(ctx: MaterialContext): Material {
     : calacatta
       ? [base[0] * 0.45, base[1] * 0.38, base[2] * 0.28]
       : [base[0] * 0.4, base[1] * 0.41, base[2] * 0.44];
-  const rng = createRng(ctx.seed ^ 0x5eed);
+  const rng = prng(ctx.seed ^ 0x5eed);
   const angle = (rng() - 0.5) * 1.6;
   const ca = Math.cos(angle);
   const sa = Math.sin(angle);
@@ -221,7 +222,7 @@ function marble(ctx: MaterialContext): Material {
 function wood(ctx: MaterialContext): Material {
   const { noise, seed } = ctx;
   const base = toLin(ctx.color);
-  const rng = createRng(seed ^ 0x600d);
+  const rng = prng(seed ^ 0x600d);
   const boardWidth = 13 + rng() * 8;
   const light: Lin = [base[0] * 1.18, base[1] * 1.18, base[2] * 1.14];
   const late: Lin = [base[0] * 0.62, base[1] * 0.56, base[2] * 0.52];
@@ -331,7 +332,7 @@ function fabric(ctx: MaterialContext, velvet: boolean): Material {
 function sand(ctx: MaterialContext): Material {
   const { noise, seed } = ctx;
   const base = toLin(ctx.color);
-  const rng = createRng(seed ^ 0x5a4d);
+  const rng = prng(seed ^ 0x5a4d);
   const a = (rng() - 0.5) * 0.7;
   const ga = Math.sin(a);
   const gb = Math.cos(a);

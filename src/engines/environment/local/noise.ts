@@ -1,20 +1,10 @@
 /**
- * Seeded noise for the procedural environment: a PRNG, integer hashes and 2-D gradient noise with
+ * Seeded noise for the procedural environment: integer hashes and 2-D gradient noise with
  * a filtered fBm (octaves finer than a pixel's footprint fade to their mean instead of aliasing,
  * which is what keeps a floor seen in perspective free of moiré near the horizon).
  */
 
-/** mulberry32: a small, fast, well-mixed 32-bit PRNG; `next()` is in [0, 1). */
-export function createRng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../shared/prng.ts';
 
 /** A 32-bit hash of two integers and a seed, as an unsigned integer. */
 export function hashBits(x: number, y: number, seed: number): number {
@@ -41,7 +31,7 @@ export interface Noise {
 }
 
 export function createNoise(seed: number): Noise {
-  const rand = createRng(seed);
+  const rand = prng(seed);
   const perm = new Int32Array(512);
   const p = new Int32Array(256);
   for (let i = 0; i < 256; i++) p[i] = i;

@@ -4,7 +4,8 @@
  * any backdrop: its ambient colour and brightness, its grain, and a floor line and light direction
  * when its maker did not say.
  */
-import { boxBlur, clamp01, hashSeed, luma, parseHex, prng, toLab, toLinear, toSrgb } from './raster.ts';
+import { aroundBox, boxBlur, clamp01, hashSeed, luma, parseHex, toLab, toLinear, toSrgb } from './raster.ts';
+import { prng } from '../../shared/prng.ts';
 import {
   defocus,
   lumaLinear,
@@ -366,11 +367,7 @@ export function simplifyBackdrop(
 export function surroundLuma(rgb: Uint8Array, W: number, H: number, box: SteerFocus['box']): number {
   const gx = Math.round(box.width * 0.25) + 4;
   const gy = Math.round(box.height * 0.25) + 4;
-  const x0 = Math.max(0, box.left - gx);
-  const x1 = Math.min(W, box.left + box.width + gx);
-  const y0 = Math.max(0, box.top - gy);
-  const y1 = Math.min(H, box.top + box.height + gy);
-  const step = Math.max(1, Math.floor(Math.sqrt(((x1 - x0) * (y1 - y0)) / 20_000)));
+  const { x0, x1, y0, y1, step } = aroundBox(box, gx, gy, W, H);
   let sum = 0;
   let count = 0;
   for (let y = y0; y < y1; y += step) {

@@ -24,7 +24,8 @@ import type { SetLight } from '../scene-engine.ts';
 import type { BackdropStats } from './backdrop.ts';
 import type { Cutout } from './cutout.ts';
 import type { Placement, SceneLayout } from './layout.ts';
-import { boxBlur, clamp01, hashSeed, luma, prng, SRGB_TO_LINEAR, toSrgb } from './raster.ts';
+import { aroundBox, boxBlur, clamp01, hashSeed, luma, SRGB_TO_LINEAR, toSrgb } from './raster.ts';
+import { prng } from '../../shared/prng.ts';
 
 export interface CompositeInput {
   width: number;
@@ -195,13 +196,7 @@ const byte = (v: number) => (v <= 0 ? 0 : v >= 255 ? 255 : (v + 0.5) | 0);
 
 /** Mean backdrop colour around a placement (its box grown by a quarter), with its luma. */
 function localAmbient(rgb: Uint8Array, W: number, H: number, p: Placement) {
-  const gx = Math.round(p.width * 0.25);
-  const gy = Math.round(p.height * 0.25);
-  const x0 = Math.max(0, p.left - gx);
-  const x1 = Math.min(W, p.left + p.width + gx);
-  const y0 = Math.max(0, p.top - gy);
-  const y1 = Math.min(H, p.top + p.height + gy);
-  const step = Math.max(1, Math.floor(Math.sqrt(((x1 - x0) * (y1 - y0)) / 20_000)));
+  const { x0, x1, y0, y1, step } = aroundBox(p, Math.round(p.width * 0.25), Math.round(p.height * 0.25), W, H);
   let r = 0;
   let g = 0;
   let b = 0;

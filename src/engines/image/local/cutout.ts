@@ -26,6 +26,7 @@ import {
   dilate,
   distanceInside,
   erode,
+  neighbours4,
   pushPull,
   reconstruct,
   smoothstep,
@@ -843,15 +844,7 @@ function rimContrast(
     const p = queue[head++]!;
     const d = depth[p]!;
     if (d >= 3) continue;
-    const x = p % width;
-    const y = (p - x) / width;
-    const nb = [
-      x > 0 ? p - 1 : -1,
-      x < width - 1 ? p + 1 : -1,
-      y > 0 ? p - width : -1,
-      y < height - 1 ? p + width : -1,
-    ];
-    for (const q of nb) {
+    for (const q of neighbours4(p, width, height)) {
       if (q < 0 || owner[q]) continue;
       owner[q] = owner[p]!;
       depth[q] = d + 1;

@@ -369,16 +369,30 @@ export function pushPull(
   return levels[0]!.c;
 }
 
-/** Mulberry32: a small, fast, seeded PRNG returning floats in [0, 1). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/**
+ * A box grown by `gx` × `gy` px on each side and clipped to the `W`×`H` image ([x0, x1) × [y0, y1)),
+ * with the sampling step that visits about 20,000 of its pixels.
+ */
+export function aroundBox(
+  box: { left: number; top: number; width: number; height: number },
+  gx: number,
+  gy: number,
+  W: number,
+  H: number,
+): { x0: number; x1: number; y0: number; y1: number; step: number } {
+  const x0 = Math.max(0, box.left - gx);
+  const x1 = Math.min(W, box.left + box.width + gx);
+  const y0 = Math.max(0, box.top - gy);
+  const y1 = Math.min(H, box.top + box.height + gy);
+  const step = Math.max(1, Math.floor(Math.sqrt(((x1 - x0) * (y1 - y0)) / 20_000)));
+  return { x0, x1, y0, y1, step };
+}
+
+/** The 4-neighbours of pixel `p` of a `width`×`height` grid (left, right, up, down), −1 where outside. */
+export function neighbours4(p: number, width: number, height: number): number[] {
+  const x = p % width;
+  const y = (p - x) / width;
+  return [x > 0 ? p - 1 : -1, x < width - 1 ? p + 1 : -1, y > 0 ? p - width : -1, y < height - 1 ? p + width : -1];
 }
 
 /** A 32-bit hash of numbers (FNV-1a over their 32-bit words), for seeding per purpose. */

@@ -10,7 +10,8 @@
  * layout's angle (0 = from the right, 90 = from above, 180 = from the left), a little in front of
  * the set as a studio key is.
  */
-import { clamp01, hashSeed, prng, toSrgb } from './raster.ts';
+import { clamp01, hashSeed, toSrgb } from './raster.ts';
+import { prng } from '../../shared/prng.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Linear light (the sRGB tables are raster.ts's).
