@@ -359,9 +359,11 @@ function unionBox(boxes: PlacedBox[]): PlacedBox {
   return { left, top, width: right - left, height: bottom - top };
 }
 
-/** Alpha-weighted mean colour of the cut-outs (sampled). */
-function meanProductColor(cutouts: Cutout[]): [number, number, number] {
-  const sum = [0, 0, 0];
+/**
+ * Calls `visit` for about 20,000 pixels of each cut-out (every step-th) that have some alpha, with
+ * the index of their RGBA and their alpha (0..1]; answers the sum of those alphas.
+ */
+function sampleCutouts(cutouts: Cutout[], visit: (rgba: Cutout['rgba'], j: number, a: number) => void): number {
   let weight = 0;
   for (const c of cutouts) {
     const n = c.width * c.height;
@@ -369,10 +371,19 @@ function meanProductColor(cutouts: Cutout[]): [number, number, number] {
     for (let i = 0; i < n; i += step) {
       const a = c.rgba[i * 4 + 3]! / 255;
       if (a <= 0) continue;
-      for (let k = 0; k < 3; k++) sum[k] = sum[k]! + c.rgba[i * 4 + k]! * a;
+      visit(c.rgba, i * 4, a);
       weight += a;
     }
   }
+  return weight;
+}
+
+/** Alpha-weighted mean colour of the cut-outs (sampled). */
+function meanProductColor(cutouts: Cutout[]): [number, number, number] {
+  const sum = [0, 0, 0];
+  const weight = sampleCutouts(cutouts, (rgba, j, a) => {
+    for (let k = 0; k < 3; k++) sum[k] = sum[k]! + rgba[j + k]! * a;
+  });
   return weight > 0 ? [sum[0]! / weight, sum[1]! / weight, sum[2]! / weight] : [128, 128, 128];
 }
 
@@ -383,16 +394,8 @@ function checkAbort(signal: AbortSignal | undefined): void {
 /** Alpha-weighted mean brightness of the cut-outs (sampled). */
 function meanProductLuma(cutouts: Cutout[]): number {
   let sum = 0;
-  let weight = 0;
-  for (const c of cutouts) {
-    const n = c.width * c.height;
-    const step = Math.max(1, Math.floor(n / 20_000));
-    for (let i = 0; i < n; i += step) {
-      const a = c.rgba[i * 4 + 3]! / 255;
-      if (a <= 0) continue;
-      sum += luma(c.rgba[i * 4]!, c.rgba[i * 4 + 1]!, c.rgba[i * 4 + 2]!) * a;
-      weight += a;
-    }
-  }
+  const weight = sampleCutouts(cutouts, (rgba, j, a) => {
+    sum += luma(rgba[j]!, rgba[j + 1]!, rgba[j + 2]!) * a;
+  });
   return weight > 0 ? sum / weight : 128;
 }
