@@ -123,6 +123,38 @@ export interface ConformOptions {
 
 const fail = (message: string, cause?: unknown) => new GenerationError(message, false, cause ? { cause } : undefined);
 
+/**
+ * The end of a video engine's ffmpeg run: the MP4 at `output` probed (a size other than
+ * `width`×`height` throws `wrongSize`'s error; a duration more than 0.1 s off `seconds` adds a
+ * DURATION_DRIFT warning to `warnings`), then read with its MP4 preview, as the result's media.
+ */
+export async function readClip(
+  files: { output: string; preview: string },
+  clip: { width: number; height: number; seconds: number; fps: number },
+  warnings: EngineWarning[],
+  wrongSize: (probe: VideoProbe) => GenerationError,
+): Promise<Pick<VideoResult, 'mp4' | 'preview' | 'previewFormat' | 'width' | 'height' | 'durationSeconds' | 'fps'>> {
+  const probe = await probeVideo(files.output, 30_000);
+  if (probe.width !== clip.width || probe.height !== clip.height) throw wrongSize(probe);
+  if (probe.durationSeconds !== undefined && Math.abs(probe.durationSeconds - clip.seconds) > 0.1) {
+    warnings.push({
+      code: 'DURATION_DRIFT',
+      message: `The clip lasts ${probe.durationSeconds} s instead of ${clip.seconds} s.`,
+      severity: 'warning',
+    });
+  }
+  const [mp4, preview] = await Promise.all([fs.readFile(files.output), fs.readFile(files.preview)]);
+  return {
+    mp4,
+    preview,
+    previewFormat: 'mp4',
+    width: clip.width,
+    height: clip.height,
+    durationSeconds: clip.seconds,
+    fps: clip.fps,
+  };
+}
+
 /** Size, fps and frame count of a request, or a non-retryable GenerationError. */
 export function requestShape(
   req: Pick<VideoRequest, 'width' | 'height' | 'durationSeconds' | 'fps'>,
@@ -254,29 +286,10 @@ export async function conformProviderVideo(bytes: Buffer, req: VideoRequest, o: 
         `The provider video could not be converted (ffmpeg: ${lastStderrLine(run.stderr) || `exit ${run.exitCode}`})`,
       );
     }
-    const out = await probeVideo(spec.output, 30_000);
-    if (out.width !== width || out.height !== height) {
-      throw fail(`The converted video is ${out.width}×${out.height}, not ${width}×${height}`);
-    }
-    if (out.durationSeconds !== undefined && Math.abs(out.durationSeconds - seconds) > 0.1) {
-      warnings.push({
-        code: 'DURATION_DRIFT',
-        message: `The clip lasts ${out.durationSeconds} s instead of ${seconds} s.`,
-        severity: 'warning',
-      });
-    }
-    const [mp4, preview] = await Promise.all([fs.readFile(spec.output), fs.readFile(spec.preview)]);
-    return {
-      mp4,
-      preview,
-      previewFormat: 'mp4',
-      width,
-      height,
-      durationSeconds: seconds,
-      fps,
-      warnings,
-      engine: o.engine,
-    };
+    const clip = await readClip(spec, { width, height, seconds, fps }, warnings, (out) =>
+      fail(`The converted video is ${out.width}×${out.height}, not ${width}×${height}`),
+    );
+    return { ...clip, warnings, engine: o.engine };
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }

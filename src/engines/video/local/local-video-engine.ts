@@ -37,6 +37,7 @@ import { type Cutout, cutOutRaw } from '../../image/local/cutout.ts';
 import { components, dilate, erode, pushPull, reconstruct } from '../../image/local/raster.ts';
 import { type EngineWarning, GenerationError } from '../../image/scene-engine.ts';
 import { type CameraMove, type CameraPlan, chooseCameraMove, planCamera } from '../camera.ts';
+import { readClip } from '../conform.ts';
 import {
   clipWindowStart,
   frameLayer,
@@ -817,30 +818,13 @@ export function createLocalVideoEngine(options: LocalVideoEngineOptions = {}): V
       }
       const stat = await fs.stat(spec.output);
       if (stat.size > maxOutputBytes) throw fail(`The rendered video is over ${maxOutputBytes} bytes.`);
-      const probe = await probeVideo(spec.output, 30_000);
-      if (probe.width !== width || probe.height !== height) {
-        throw fail(`The rendered video is ${probe.width}×${probe.height}, not ${width}×${height}.`);
-      }
-      if (probe.durationSeconds !== undefined && Math.abs(probe.durationSeconds - seconds) > 0.1) {
-        warnings.push({
-          code: 'DURATION_DRIFT',
-          message: `The clip lasts ${probe.durationSeconds} s instead of ${seconds} s.`,
-          severity: 'warning',
-        });
-      }
-      const [mp4, preview] = await Promise.all([fs.readFile(spec.output), fs.readFile(spec.preview!.output)]);
-      return {
-        mp4,
-        preview,
-        previewFormat: 'mp4',
-        width,
-        height,
-        durationSeconds: seconds,
-        fps,
-        camera,
+      const clip = await readClip(
+        { output: spec.output, preview: spec.preview!.output },
+        { width, height, seconds, fps },
         warnings,
-        engine: 'local',
-      };
+        (probe) => fail(`The rendered video is ${probe.width}×${probe.height}, not ${width}×${height}.`),
+      );
+      return { ...clip, camera, warnings, engine: 'local' };
     } finally {
       if (!options.keepTemp) await fs.rm(dir, { recursive: true, force: true });
     }
