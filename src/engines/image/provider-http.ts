@@ -633,6 +633,18 @@ export async function fitToRequest(
   return { png, warnings, source: { width: sw, height: sh } };
 }
 
+/** fitToRequest for a request: an image that cannot be read or resized is a (final) GenerationError. */
+export async function fitProviderImage(
+  image: Buffer,
+  req: { width: number; height: number },
+): ReturnType<typeof fitToRequest> {
+  try {
+    return await fitToRequest(image, req.width, req.height);
+  } catch (err) {
+    throw new GenerationError('The provider image could not be resized to the requested size', false, { cause: err });
+  }
+}
+
 /**
  * The SceneResult for a provider's image. Providers do not say where the product ended up, so
  * each product's box is the whole frame, with a warning saying so.
@@ -643,12 +655,7 @@ export async function providerSceneResult(
   engine: string,
   warnings: EngineWarning[] = [],
 ): Promise<SceneResult> {
-  let fitted: Awaited<ReturnType<typeof fitToRequest>>;
-  try {
-    fitted = await fitToRequest(image, req.width, req.height);
-  } catch (err) {
-    throw new GenerationError('The provider image could not be resized to the requested size', false, { cause: err });
-  }
+  const fitted = await fitProviderImage(image, req);
   const all = [...warnings, ...fitted.warnings];
   if (req.products.length > 0) {
     all.push({

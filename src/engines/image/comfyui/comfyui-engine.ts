@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import { ifSet, str } from '../../shared/env-settings.ts';
 import {
   contentName,
-  fitToRequest,
+  fitProviderImage,
   type ProviderDeps,
   type ProviderLimits,
   providerSceneResult,
@@ -240,12 +240,7 @@ async function placedResult(
   engine: string,
   warnings: EngineWarning[],
 ): Promise<SceneResult> {
-  let fitted: Awaited<ReturnType<typeof fitToRequest>>;
-  try {
-    fitted = await fitToRequest(image, req.width, req.height);
-  } catch (err) {
-    throw new GenerationError('The provider image could not be resized to the requested size', false, { cause: err });
-  }
+  const fitted = await fitProviderImage(image, req);
   const kx = req.width / canvas.width;
   const ky = req.height / canvas.height;
   const productBoxes: PlacedBox[] = canvas.boxes.map((b) => {
