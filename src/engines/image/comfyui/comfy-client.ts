@@ -125,6 +125,21 @@ export function substitute(value: unknown, vars: Record<string, string | number>
  * before queueing anything: an exception in the handler), never after a lost connection, when the
  * prompt may already be queued; reads as usual.
  */
+/** The placeholders the scene and video workflows share: the prompt, the negative prompt, the seed and the size. */
+export function requestVars(
+  req: { prompt: string; seed: number },
+  negativePrompt: string,
+  size: { width: number; height: number },
+): Record<string, string | number> {
+  return {
+    prompt: req.prompt,
+    negative_prompt: negativePrompt,
+    seed: req.seed,
+    width: size.width,
+    height: size.height,
+  };
+}
+
 export const comfyRetry: RetryPolicy = retryCreatesOnlyOn([429, 500, 502, 503, 504]);
 
 export interface ComfyConnection {

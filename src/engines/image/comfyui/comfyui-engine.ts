@@ -28,6 +28,7 @@ import {
   loadWorkflow as loadAnyWorkflow,
   pickImage,
   placeholdersIn,
+  requestVars,
   SCENE_TEMPLATE,
   substitute,
 } from './comfy-client.ts';
@@ -136,11 +137,7 @@ export function createComfyUiSceneEngine(settings: ComfyUiSettings, deps: Provid
         multiple: settings.sizeMultiple ?? 8,
       });
       const vars: Record<string, string | number> = {
-        prompt: req.prompt,
-        negative_prompt: settings.negativePrompt ?? DEFAULT_NEGATIVE_PROMPT,
-        seed: req.seed,
-        width: size.width,
-        height: size.height,
+        ...requestVars(req, settings.negativePrompt ?? DEFAULT_NEGATIVE_PROMPT, size),
         aspect_ratio: req.aspectRatio,
         variation_index: req.variationIndex,
         palette: req.palette.join(', '),

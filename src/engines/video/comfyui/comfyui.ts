@@ -7,6 +7,7 @@ import {
   loadWorkflow,
   pickVideo,
   placeholdersIn,
+  requestVars,
   substitute,
   VIDEO_TEMPLATE,
 } from '../../image/comfyui/comfy-client.ts';
@@ -131,11 +132,7 @@ export function createComfyUiVideoEngine(settings: ComfyUiVideoSettings, deps: P
       multiple: settings.sizeMultiple ?? 32,
     });
     const vars: Record<string, string | number> = {
-      prompt: req.prompt,
-      negative_prompt: settings.negativePrompt ?? DEFAULT_VIDEO_NEGATIVE_PROMPT,
-      seed: req.seed,
-      width: size.width,
-      height: size.height,
+      ...requestVars(req, settings.negativePrompt ?? DEFAULT_VIDEO_NEGATIVE_PROMPT, size),
       frames: frameCount(shape.seconds, fps, settings.frameStep ?? 4, settings.maxFrames ?? 121),
       fps,
     };
