@@ -356,23 +356,42 @@ function castShadow(
   const hh = Math.ceil(rh / 2);
   const far = boxBlur(halve(deep, rw, rh), hw, hh, Math.max(1, Math.round(soft / 2)), 3);
   const farT = boxBlur(halve(weighted, rw, rh), hw, hh, Math.max(1, Math.round(soft / 2)), 3);
+  addShade(shade, W, H, { x0, y0, rw, rh }, 0.97, (q, rx, ry) => {
+    // The far part is smooth: its nearest half-size pixel will do.
+    const h2 = (ry >> 1) * hw + (rx >> 1);
+    const f = far[h2]!;
+    if (f <= 0.002 && near[q]! <= 0.002) return 0;
+    const t = f > 1e-4 ? Math.min(1, farT[h2]! / f) : 0;
+    const mixT = Math.min(1, t * 1.6);
+    return (near[q]! * (1 - mixT) + f * mixT) * opacity * (1 - 0.45 * t);
+  });
+}
+
+/**
+ * Adds a shadow to the `shade` plane (W×H, 0 none .. 1 full), in place: for each pixel of the
+ * region (`rw`×`rh` at `x0`, `y0` on the frame) inside the frame, its `strength` (given the
+ * region's index and coordinates; 0.002 or less is none), capped at `cap`, on top of the shade
+ * already there.
+ */
+function addShade(
+  shade: Float32Array,
+  W: number,
+  H: number,
+  region: { x0: number; y0: number; rw: number; rh: number },
+  cap: number,
+  strength: (q: number, rx: number, ry: number) => number,
+): void {
+  const { x0, y0, rw, rh } = region;
   for (let ry = 0; ry < rh; ry++) {
     const Y = y0 + ry;
     if (Y < 0 || Y >= H) continue;
     for (let rx = 0; rx < rw; rx++) {
       const X = x0 + rx;
       if (X < 0 || X >= W) continue;
-      const q = ry * rw + rx;
-      // The far part is smooth: its nearest half-size pixel will do.
-      const h2 = (ry >> 1) * hw + (rx >> 1);
-      const f = far[h2]!;
-      if (f <= 0.002 && near[q]! <= 0.002) continue;
-      const t = f > 1e-4 ? Math.min(1, farT[h2]! / f) : 0;
-      const mixT = Math.min(1, t * 1.6);
-      const s = (near[q]! * (1 - mixT) + f * mixT) * opacity * (1 - 0.45 * t);
+      const s = strength(ry * rw + rx, rx, ry);
       if (s <= 0.002) continue;
       const o = Y * W + X;
-      shade[o] = 1 - (1 - shade[o]!) * (1 - Math.min(0.97, s));
+      shade[o] = 1 - (1 - shade[o]!) * (1 - Math.min(cap, s));
     }
   }
 }
@@ -452,19 +471,14 @@ function contactShadow(
   }
   boxBlur(line, rw, rh, tight, 2);
   boxBlur(band, rw, rh, wide, 3);
-  for (let ry = 0; ry < rh; ry++) {
-    const Y = y0 + ry;
-    if (Y < 0 || Y >= H) continue;
-    for (let rx = 0; rx < rw; rx++) {
-      const X = x0 + rx;
-      if (X < 0 || X >= W) continue;
-      const q = ry * rw + rx;
-      const s = Math.min(1, line[q]! * 1.6) * opacity + Math.min(1, band[q]! * 1.4) * opacity * 0.6;
-      if (s <= 0.002) continue;
-      const o = Y * W + X;
-      shade[o] = 1 - (1 - shade[o]!) * (1 - Math.min(0.95, s));
-    }
-  }
+  addShade(
+    shade,
+    W,
+    H,
+    { x0, y0, rw, rh },
+    0.95,
+    (q) => Math.min(1, line[q]! * 1.6) * opacity + Math.min(1, band[q]! * 1.4) * opacity * 0.6,
+  );
 }
 
 /**
