@@ -1,4 +1,4 @@
-import { CompiledQuery, type InferResult, type Kysely } from 'kysely';
+import { CompiledQuery, type InferResult, type Kysely, sql } from 'kysely';
 import type { Database } from '../../adapters/db/database.ts';
 import type { DB } from '../../adapters/db/schema.ts';
 import { affected } from '../../adapters/db/columns.ts';
@@ -47,6 +47,54 @@ function lookupQuery(k: Kysely<DB>, keyId: string) {
     ]);
 }
 type LookupRow = InferResult<ReturnType<typeof lookupQuery>>[number];
+
+/**
+ * Organizations' names, as a query other modules join (`.innerJoin(organizationNames(k).as('o'),
+ * 'o.id', …)`) to show an organization's live name in one round trip.
+ */
+export function organizationNames(k: Kysely<DB>) {
+  return k.selectFrom('organizations').select(['id', 'name']);
+}
+
+/**
+ * Users with their organization's plan, as a query other modules join on `u_id` (the console's
+ * session lookup: session, live user and organization in one round trip).
+ */
+export function usersWithOrganization(k: Kysely<DB>) {
+  return k
+    .selectFrom('users as u')
+    .innerJoin('organizations as o', 'o.id', 'u.organization_id')
+    .select([
+      'u.id as u_id',
+      'u.name as u_name',
+      'u.email as u_email',
+      'u.role as u_role',
+      'u.platform_admin as u_platform_admin',
+      'u.organization_id as u_organization_id',
+      'o.id as o_id',
+      'o.name as o_name',
+      'o.plan_slug as o_plan_slug',
+      'o.overrides as o_overrides',
+    ]);
+}
+
+/** The users whose email is `email` (case-insensitive), as a query other modules join on `id`. */
+export function usersWithEmail(k: Kysely<DB>, email: string) {
+  return k
+    .selectFrom('users')
+    .select(['id', 'created_at'])
+    .where(sql<string>`lower(${sql.ref('email')})`, '=', email.toLowerCase());
+}
+
+/**
+ * Locks the organization's row until `trx` ends (PostgreSQL `FOR UPDATE`), so two writers that
+ * count something of the organization's cannot both see room for one more; SQLite runs one write
+ * transaction at a time anyway.
+ */
+export async function lockOrganization(trx: Kysely<DB>, dialect: Database['dialect'], orgId: string): Promise<void> {
+  if (dialect === 'postgres')
+    await trx.selectFrom('organizations').select('id').where('id', '=', orgId).forUpdate().execute();
+}
 
 export function createAccessRepo(db: Database) {
   const k = db.kysely;

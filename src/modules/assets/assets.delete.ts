@@ -1,13 +1,17 @@
 import type { Database } from '../../adapters/db/database.ts';
 import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
 import { conflict, notFound } from '../../http/errors.ts';
+import { clearLogo } from '../brands/brands.repo.ts';
+import { environmentOfAsset } from '../environments/environments.repo.ts';
+import { sceneVariationOfAsset } from '../scenes/scenes.repo.ts';
+import { videoVariationOfAsset } from '../videos/videos.repo.ts';
 import { assetFolder } from './assets.keys.ts';
 
-/** Where a generated asset comes from: these results own their asset. */
+/** Where a generated asset comes from (each kind's repo finds its own): these results own their asset. */
 const PRODUCED_BY = [
-  ['generated_images', 'a scene forge variation'],
-  ['environment_generations', 'an environment generation'],
-  ['generated_videos', 'a video generation'],
+  [sceneVariationOfAsset, 'a scene forge variation'],
+  [environmentOfAsset, 'an environment generation'],
+  [videoVariationOfAsset, 'a video generation'],
 ] as const;
 
 /**
@@ -35,26 +39,21 @@ export async function deleteAsset(
   if (asset.status === 'uploaded' || asset.status === 'processing') {
     throw conflict(`Asset ${assetId} is being processed; delete it once it is complete or failed`, 'ASSET_BUSY');
   }
-  for (const [table, what] of PRODUCED_BY) {
-    const owner = await k.selectFrom(table).select('id').where('asset_id', '=', assetId).executeTakeFirst();
+  for (const [producerOf, what] of PRODUCED_BY) {
+    const owner = await producerOf(k, assetId);
     if (owner) {
       throw conflict(
         `Asset ${assetId} is the result of ${what} (${owner.id}); it is deleted with its brand`,
         'ASSET_IN_USE',
         {
-          resource: table,
+          resource: owner.resource,
           id: owner.id,
         },
       );
     }
   }
   await k.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('brands')
-      .set((eb) => ({ logo_asset_id: null, logo_asset_type: null, updated_at: now, version: eb('version', '+', 1) }))
-      .where('organization_id', '=', orgId)
-      .where('logo_asset_id', '=', assetId)
-      .execute();
+    await clearLogo(trx, orgId, assetId, now);
     // Tags and uploads go with it (ON DELETE CASCADE).
     await trx.deleteFrom('assets').where('id', '=', assetId).where('organization_id', '=', orgId).execute();
   });

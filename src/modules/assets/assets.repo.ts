@@ -5,6 +5,7 @@ import { affected, fromJson } from '../../adapters/db/columns.ts';
 import { brandInOrg, byCodePoint } from '../brands/brands.repo.ts';
 import type { AssetsTable, UploadsTable } from './assets.tables.ts';
 import type { ListAssetsQuery } from './assets.schemas.ts';
+import { assetFolder } from './assets.keys.ts';
 
 export type AssetRow = AssetsTable;
 export type UploadRow = UploadsTable;
@@ -252,3 +253,28 @@ export function createAssetsRepo(db: Database) {
 }
 
 export type AssetsRepo = ReturnType<typeof createAssetsRepo>;
+
+/**
+ * The assets under a brand, for deleting the brand (brands.delete.ts): still uploading or
+ * processing is busy; each asset's storage folder goes after the commit; the rows are deleted in
+ * the brand's transaction (tags and uploads go with them, ON DELETE CASCADE).
+ */
+export const assetsUnderBrand = {
+  async busy(k: Kysely<DB>, brandId: string): Promise<string | undefined> {
+    const busy = await k
+      .selectFrom('assets')
+      .select('id')
+      .where('brand_id', '=', brandId)
+      .where('status', 'in', ['uploaded', 'processing'])
+      .limit(1)
+      .executeTakeFirst();
+    return busy && 'assets';
+  },
+  async stored(k: Kysely<DB>, orgId: string, brandId: string) {
+    const rows = await k.selectFrom('assets').select('id').where('brand_id', '=', brandId).execute();
+    return { prefixes: rows.map((r) => assetFolder(orgId, r.id)) };
+  },
+  async delete(trx: Kysely<DB>, orgId: string, brandId: string): Promise<void> {
+    await trx.deleteFrom('assets').where('brand_id', '=', brandId).where('organization_id', '=', orgId).execute();
+  },
+};

@@ -3,8 +3,9 @@ import type { Database } from '../../adapters/db/database.ts';
 import { affected, fromJson } from '../../adapters/db/columns.ts';
 import type { DB } from '../../adapters/db/schema.ts';
 import { createAssetsRepo } from '../assets/assets.repo.ts';
-import { createBrandsRepo } from '../brands/brands.repo.ts';
+import { createBrandsRepo, lockBrand as lockBrandRow, mirrorBrandDnaStatus } from '../brands/brands.repo.ts';
 import type { BrandDnaSourcesTable, BrandDnaVersionsTable } from './brand-dna.tables.ts';
+import { versionFolder } from './brand-dna.keys.ts';
 
 export type VersionRow = BrandDnaVersionsTable;
 export type SourceRow = BrandDnaSourcesTable;
@@ -34,11 +35,7 @@ export function createBrandDnaRepo(db: Database) {
    * Serializes the writes of one brand's versions: on PostgreSQL a row lock on the brand (so two
    * activations or creates cannot interleave); SQLite runs one write transaction at a time anyway.
    */
-  async function lockBrand(trx: Tx, brandId: string): Promise<boolean> {
-    let q = trx.selectFrom('brands').select('id').where('id', '=', brandId);
-    if (db.dialect === 'postgres') q = q.forUpdate();
-    return (await q.executeTakeFirst()) !== undefined;
-  }
+  const lockBrand = (trx: Tx, brandId: string) => lockBrandRow(trx, db.dialect, brandId);
 
   /**
    * Mirrors the active version's status onto the brand (`none` without one). The brand's row
@@ -51,13 +48,7 @@ export function createBrandDnaRepo(db: Database) {
       .where('brand_id', '=', brandId)
       .where('is_active', '=', 1)
       .executeTakeFirst();
-    const status = active?.status ?? 'none';
-    await trx
-      .updateTable('brands')
-      .set((eb) => ({ brand_dna_status: status, version: eb('version', '+', 1) }))
-      .where('id', '=', brandId)
-      .where('brand_dna_status', '<>', status)
-      .execute();
+    await mirrorBrandDnaStatus(trx, brandId, active?.status ?? 'none');
   }
 
   const inTx = <T>(fn: (trx: Transaction<DB>) => Promise<T>) => k.transaction().execute(fn);
@@ -70,11 +61,7 @@ export function createBrandDnaRepo(db: Database) {
 
     /** The brand's own fields, which the extraction merges as a source of their own. */
     async brandFacts(brandId: string) {
-      const r = await k
-        .selectFrom('brands')
-        .select(['name', 'industry', 'description', 'mission', 'values', 'tone', 'voice', 'logo_asset_id'])
-        .where('id', '=', brandId)
-        .executeTakeFirst();
+      const r = await brands.facts(brandId);
       return (
         r && {
           ...r,
@@ -320,6 +307,28 @@ export function createBrandDnaRepo(db: Database) {
 }
 
 export type BrandDnaRepo = ReturnType<typeof createBrandDnaRepo>;
+
+/**
+ * The Brand DNA versions under a brand, for deleting the brand (brands.delete.ts): pending or
+ * extracting is busy; each version's findings folder goes after the commit; the rows go with the
+ * brand (ON DELETE CASCADE).
+ */
+export const brandDnaUnderBrand = {
+  async busy(k: Kysely<DB>, brandId: string): Promise<string | undefined> {
+    const busy = await k
+      .selectFrom('brand_dna_versions')
+      .select('id')
+      .where('brand_id', '=', brandId)
+      .where('status', 'in', ['pending', 'extracting'])
+      .limit(1)
+      .executeTakeFirst();
+    return busy && 'brand_dna_versions';
+  },
+  async stored(k: Kysely<DB>, orgId: string, brandId: string) {
+    const rows = await k.selectFrom('brand_dna_versions').select('id').where('brand_id', '=', brandId).execute();
+    return { prefixes: rows.map((r) => versionFolder(orgId, r.id)) };
+  },
+};
 
 /**
  * The next `updated_at` of a row: now, but always at least 1 ms after the previous value, so the

@@ -21,11 +21,11 @@ import type {
 } from './brand-dna.schemas.ts';
 import { sourceTypeOf } from './extractors.ts';
 import { buildPreview } from './preview.ts';
+import { versionFolder } from './brand-dna.keys.ts';
 import { webUrlProblem } from './web-url.ts';
 import { type ChangePublisher, publishChange } from '../../events/publish.ts';
 
-/** Storage folder of a version's artifacts (per-source findings). */
-export const versionFolder = (orgId: string, versionId: string) => `orgs/${orgId}/brand-dna/${versionId}/`;
+export { versionFolder };
 
 export const POOL = 'brand_dna_extractions';
 

@@ -1,21 +1,39 @@
+import type { Kysely } from 'kysely';
 import type { Database } from '../../adapters/db/database.ts';
+import type { DB } from '../../adapters/db/schema.ts';
 import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
 import { conflict, notFound } from '../../http/errors.ts';
-import { assetFolder } from '../assets/assets.keys.ts';
+import { assetsUnderBrand } from '../assets/assets.repo.ts';
+import { brandDnaUnderBrand } from '../brand-dna/brand-dna.repo.ts';
+import { enhancementsUnderBrand } from '../enhancements/enhancements.repo.ts';
+import { environmentsUnderBrand } from '../environments/environments.repo.ts';
+import { extractionsUnderBrand } from '../extraction/extraction.repo.ts';
+import { scenesUnderBrand } from '../scenes/scenes.repo.ts';
+import { videosUnderBrand } from '../videos/videos.repo.ts';
 
-/** Statuses of work still queued or running, per table that hangs under a brand. */
-const RUNNING = {
-  assets: ['uploaded', 'processing'],
-  extractions: ['pending', 'processing'],
-  brand_dna_versions: ['pending', 'extracting'],
-  scene_forges: ['pending', 'processing'],
-  generated_images: ['pending', 'processing'],
-  environment_generations: ['pending', 'processing'],
-  prompt_enhancements: ['pending', 'processing'],
-  video_groups: ['pending', 'processing'],
-  generated_videos: ['pending', 'processing'],
-  video_prompt_enhancements: ['pending', 'processing'],
-} as const;
+/**
+ * What a module keeps under a brand, given by the module that owns those tables (its repo), so
+ * that deleting a brand reads and writes no other module's table itself.
+ */
+export interface BrandPart {
+  /** The first of its tables with work still queued or running under the brand, if any. */
+  busy(k: Kysely<DB>, brandId: string): Promise<string | undefined>;
+  /** Its stored objects under the brand, removed after the commit: folders and single keys. */
+  stored?(k: Kysely<DB>, orgId: string, brandId: string): Promise<{ prefixes?: string[]; keys?: string[] }>;
+  /** Deletes its rows under the brand inside the brand's transaction (when no foreign key cascades them). */
+  delete?(trx: Kysely<DB>, orgId: string, brandId: string): Promise<void>;
+}
+
+/** Everything that hangs under a brand, in the order its work is checked. */
+const PARTS: readonly BrandPart[] = [
+  assetsUnderBrand,
+  extractionsUnderBrand,
+  brandDnaUnderBrand,
+  scenesUnderBrand,
+  environmentsUnderBrand,
+  enhancementsUnderBrand,
+  videosUnderBrand,
+];
 
 /**
  * Deletes a brand with everything under it (console only, docs/decisions/access.md "Console: sessions
@@ -38,15 +56,9 @@ export async function deleteBrand(
     .where('organization_id', '=', orgId)
     .executeTakeFirst();
   if (!brand) throw notFound(`Brand ${brandId} not found`, 'BRAND_NOT_FOUND');
-  for (const [table, statuses] of Object.entries(RUNNING) as [keyof typeof RUNNING, readonly string[]][]) {
-    const busy = await k
-      .selectFrom(table)
-      .select('id')
-      .where('brand_id', '=', brandId)
-      .where('status', 'in', statuses)
-      .limit(1)
-      .executeTakeFirst();
-    if (busy) {
+  for (const part of PARTS) {
+    const table = await part.busy(k, brandId);
+    if (table) {
       throw conflict(
         `Brand ${brandId} still has work in progress (${table.replaceAll('_', ' ')}); delete it once that work has finished`,
         'BRAND_BUSY',
@@ -54,33 +66,19 @@ export async function deleteBrand(
       );
     }
   }
-  const assetIds = (await k.selectFrom('assets').select('id').where('brand_id', '=', brandId).execute()).map(
-    (r) => r.id,
-  );
-  const versionIds = (
-    await k.selectFrom('brand_dna_versions').select('id').where('brand_id', '=', brandId).execute()
-  ).map((r) => r.id);
-  const staged = (
-    await k
-      .selectFrom('extraction_candidates as c')
-      .innerJoin('extractions as e', 'e.id', 'c.extraction_id')
-      .select('c.staged_key')
-      .where('e.brand_id', '=', brandId)
-      .where('c.staged_key', 'is not', null)
-      .execute()
-  ).map((r) => r.staged_key as string);
+  const stored = [];
+  for (const part of PARTS) if (part.stored) stored.push(await part.stored(k, orgId, brandId));
   await k.transaction().execute(async (trx) => {
-    // Tags and uploads go with their assets, candidates with their extractions, and every
-    // generation and Brand DNA table with the brand (foreign keys ON DELETE CASCADE).
-    await trx.deleteFrom('assets').where('brand_id', '=', brandId).where('organization_id', '=', orgId).execute();
-    await trx.deleteFrom('extractions').where('brand_id', '=', brandId).where('organization_id', '=', orgId).execute();
+    // Assets and extractions by their modules (tags, uploads and candidates cascade with them), then
+    // the brand: every generation and Brand DNA table goes with it (foreign keys ON DELETE CASCADE).
+    for (const part of PARTS) await part.delete?.(trx, orgId, brandId);
     await trx.deleteFrom('brands').where('id', '=', brandId).where('organization_id', '=', orgId).execute();
   });
   // Stored objects after the commit: a failure leaves an unreferenced object, never a dangling row.
-  await Promise.allSettled([
-    ...assetIds.map((a) => storage.deletePrefix(assetFolder(orgId, a))),
-    // Brand DNA findings (versionFolder in brand-dna.service.ts).
-    ...versionIds.map((v) => storage.deletePrefix(`orgs/${orgId}/brand-dna/${v}/`)),
-    ...staged.map((key) => storage.delete(key)),
-  ]);
+  await Promise.allSettled(
+    stored.flatMap((s) => [
+      ...(s.prefixes ?? []).map((prefix) => storage.deletePrefix(prefix)),
+      ...(s.keys ?? []).map((key) => storage.delete(key)),
+    ]),
+  );
 }

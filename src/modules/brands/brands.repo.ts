@@ -4,6 +4,7 @@ import type { DB } from '../../adapters/db/schema.ts';
 import { noCache, type ReadCache } from '../../adapters/db/read-cache.ts';
 import { compileOnce } from '../../adapters/db/compile-once.ts';
 import { affected } from '../../adapters/db/columns.ts';
+import { organizationNames } from '../access/access.repo.ts';
 import type { BrandSort } from './brands.schemas.ts';
 import type { BrandsTable } from './brands.tables.ts';
 
@@ -61,6 +62,40 @@ export async function brandInOrg(k: Kysely<DB>, orgId: string, brandId: string):
   return r !== undefined;
 }
 
+/**
+ * Serializes the writes under one brand (Brand DNA versions): on PostgreSQL a row lock on the brand
+ * (`FOR UPDATE`, held until `trx` ends); SQLite runs one write transaction at a time anyway. False
+ * when the brand is gone.
+ */
+export async function lockBrand(trx: Kysely<DB>, dialect: Database['dialect'], brandId: string): Promise<boolean> {
+  let q = trx.selectFrom('brands').select('id').where('id', '=', brandId);
+  if (dialect === 'postgres') q = q.forUpdate();
+  return (await q.executeTakeFirst()) !== undefined;
+}
+
+/**
+ * Sets the brand's mirrored Brand DNA status (in the caller's transaction) when it differs; the
+ * row version moves with it, so its ETag and If-Match follow.
+ */
+export async function mirrorBrandDnaStatus(trx: Kysely<DB>, brandId: string, status: string): Promise<void> {
+  await trx
+    .updateTable('brands')
+    .set((eb) => ({ brand_dna_status: status, version: eb('version', '+', 1) }))
+    .where('id', '=', brandId)
+    .where('brand_dna_status', '<>', status)
+    .execute();
+}
+
+/** Drops the organization's brands' logo when it is this asset (in the caller's transaction). */
+export async function clearLogo(trx: Kysely<DB>, orgId: string, assetId: string, now: string): Promise<void> {
+  await trx
+    .updateTable('brands')
+    .set((eb) => ({ logo_asset_id: null, logo_asset_type: null, updated_at: now, version: eb('version', '+', 1) }))
+    .where('organization_id', '=', orgId)
+    .where('logo_asset_id', '=', assetId)
+    .execute();
+}
+
 export function createBrandsRepo(db: Database, cache: ReadCache = noCache) {
   const k = db.kysely;
 
@@ -72,13 +107,22 @@ export function createBrandsRepo(db: Database, cache: ReadCache = noCache) {
   };
   const records = (f: BrandFilter) =>
     filtered(f)
-      .innerJoin('organizations as o', 'o.id', 'b.organization_id')
+      .innerJoin(organizationNames(k).as('o'), 'o.id', 'b.organization_id')
       .selectAll('b')
       .select('o.name as organization_name');
 
   const findOne = compileOnce(db, (p) => records({ orgId: p(0) }).where('b.id', '=', p(1)));
 
   return {
+    /** The brand's own fields, unscoped (the Brand DNA job merges them as a source of their own). */
+    async facts(brandId: string) {
+      return k
+        .selectFrom('brands')
+        .select(['name', 'industry', 'description', 'mission', 'values', 'tone', 'voice', 'logo_asset_id'])
+        .where('id', '=', brandId)
+        .executeTakeFirst();
+    },
+
     async insert(row: NewBrandRow): Promise<void> {
       await k.insertInto('brands').values(row).execute();
     },

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import type { Database } from '../../adapters/db/database.ts';
 import { affected } from '../../adapters/db/columns.ts';
+import { usersWithEmail, usersWithOrganization } from '../access/access.repo.ts';
 import type { ConsoleSessionsTable } from './console.tables.ts';
 
 /** A session with its live user and organization (one query per cookie request). */
@@ -20,14 +20,12 @@ export interface SessionLookup {
 
 export function createConsoleRepo(db: Database) {
   const k = db.kysely;
-  const lowerEmail = sql<string>`lower(${sql.ref('u.email')})`;
   return {
     /** The user with this email (case-insensitive) who has a password, with its hash. */
     async findLogin(email: string) {
       return k
-        .selectFrom('users as u')
-        .innerJoin('user_credentials as c', 'c.user_id', 'u.id')
-        .where(lowerEmail, '=', email.toLowerCase())
+        .selectFrom('user_credentials as c')
+        .innerJoin(usersWithEmail(k, email).as('u'), 'u.id', 'c.user_id')
         .select(['u.id as user_id', 'c.password_hash'])
         .orderBy('u.created_at')
         .executeTakeFirst();
@@ -35,9 +33,8 @@ export function createConsoleRepo(db: Database) {
     /** Another user than `userId` with this email who already has a password. */
     async emailTakenByOther(email: string, userId: string) {
       const r = await k
-        .selectFrom('users as u')
-        .innerJoin('user_credentials as c', 'c.user_id', 'u.id')
-        .where(lowerEmail, '=', email.toLowerCase())
+        .selectFrom('user_credentials as c')
+        .innerJoin(usersWithEmail(k, email).as('u'), 'u.id', 'c.user_id')
         .where('u.id', '!=', userId)
         .select('u.id')
         .executeTakeFirst();
@@ -102,24 +99,10 @@ export function createConsoleRepo(db: Database) {
     async lookupSession(idHash: string): Promise<SessionLookup | undefined> {
       const r = await k
         .selectFrom('console_sessions as s')
-        .innerJoin('users as u', 'u.id', 's.user_id')
-        .innerJoin('organizations as o', 'o.id', 'u.organization_id')
+        .innerJoin(usersWithOrganization(k).as('p'), 'p.u_id', 's.user_id')
         .where('s.id_hash', '=', idHash)
-        .select([
-          's.id_hash',
-          's.csrf_token',
-          's.expires_at',
-          'u.id as u_id',
-          'u.name as u_name',
-          'u.email as u_email',
-          'u.role as u_role',
-          'u.platform_admin as u_platform_admin',
-          'u.organization_id as u_organization_id',
-          'o.id as o_id',
-          'o.name as o_name',
-          'o.plan_slug as o_plan_slug',
-          'o.overrides as o_overrides',
-        ])
+        .selectAll('p')
+        .select(['s.id_hash', 's.csrf_token', 's.expires_at'])
         .executeTakeFirst();
       if (!r) return undefined;
       return {

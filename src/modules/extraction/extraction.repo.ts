@@ -1,6 +1,8 @@
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../adapters/db/database.ts';
+import type { DB } from '../../adapters/db/schema.ts';
 import { affected } from '../../adapters/db/columns.ts';
+import { lockOrganization } from '../access/access.repo.ts';
 import { brandInOrg } from '../brands/brands.repo.ts';
 import type { ExtractionCandidatesTable, ExtractionsTable } from './extraction.tables.ts';
 
@@ -22,14 +24,7 @@ export function createExtractionRepo(db: Database) {
      */
     async insertUnderCap(row: ExtractionRow, cap: number, staleBefore: string): Promise<boolean> {
       return k.transaction().execute(async (trx) => {
-        if (db.dialect === 'postgres') {
-          await trx
-            .selectFrom('organizations')
-            .select('id')
-            .where('id', '=', row.organization_id)
-            .forUpdate()
-            .execute();
-        }
+        await lockOrganization(trx, db.dialect, row.organization_id);
         const result = await sql`
           INSERT INTO extractions (id, organization_id, brand_id, url, purpose, media, status, truncated, created_at, updated_at)
           SELECT ${row.id}, ${row.organization_id}, ${row.brand_id}, ${row.url}, ${row.purpose}, ${row.media},
@@ -212,3 +207,34 @@ export function createExtractionRepo(db: Database) {
 }
 
 export type ExtractionRepo = ReturnType<typeof createExtractionRepo>;
+
+/**
+ * The URL extractions under a brand, for deleting the brand (brands.delete.ts): pending or
+ * processing is busy; staged candidates' objects go after the commit; the rows are deleted in the
+ * brand's transaction (candidates go with them, ON DELETE CASCADE).
+ */
+export const extractionsUnderBrand = {
+  async busy(k: Kysely<DB>, brandId: string): Promise<string | undefined> {
+    const busy = await k
+      .selectFrom('extractions')
+      .select('id')
+      .where('brand_id', '=', brandId)
+      .where('status', 'in', RUNNING)
+      .limit(1)
+      .executeTakeFirst();
+    return busy && 'extractions';
+  },
+  async stored(k: Kysely<DB>, _orgId: string, brandId: string) {
+    const rows = await k
+      .selectFrom('extraction_candidates as c')
+      .innerJoin('extractions as e', 'e.id', 'c.extraction_id')
+      .select('c.staged_key')
+      .where('e.brand_id', '=', brandId)
+      .where('c.staged_key', 'is not', null)
+      .execute();
+    return { keys: rows.map((r) => r.staged_key as string) };
+  },
+  async delete(trx: Kysely<DB>, orgId: string, brandId: string): Promise<void> {
+    await trx.deleteFrom('extractions').where('brand_id', '=', brandId).where('organization_id', '=', orgId).execute();
+  },
+};

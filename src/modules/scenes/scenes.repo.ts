@@ -1,10 +1,11 @@
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../adapters/db/database.ts';
 import type { DB } from '../../adapters/db/schema.ts';
 import { type GenerationStatus, PARTNERS } from '../generation/generation.schemas.ts';
 import type { GeneratedImagesTable, SceneForgesTable, SceneRefinementsTable } from './scenes.tables.ts';
 import { rollUpStatus } from '../generation/rollup.ts';
 import { createVariationsRepo } from '../generation/variations.repo.ts';
+import { acceptedSceneEnhancement } from '../enhancements/enhancements.repo.ts';
 
 export type ForgeRow = SceneForgesTable;
 export type VariationRow = GeneratedImagesTable;
@@ -130,18 +131,8 @@ export function createScenesRepo(db: Database) {
     listForges: runs.listParents,
 
     /** The accepted scene enhancement of this brand whose optimized prompt is exactly `text`. */
-    async acceptedEnhancement(orgId: string, brandId: string, text: string) {
-      return k
-        .selectFrom('prompt_enhancements')
-        .select(['id', 'original_prompt', 'theme'])
-        .where('organization_id', '=', orgId)
-        .where('brand_id', '=', brandId)
-        .where('kind', '=', 'scene')
-        .where('status', '=', 'completed')
-        .where('optimized_prompt', '=', text)
-        .orderBy('created_at', 'desc')
-        .executeTakeFirst();
-    },
+    acceptedEnhancement: (orgId: string, brandId: string, text: string) =>
+      acceptedSceneEnhancement(k, orgId, brandId, text),
 
     /** Sets a variation's reaction (liked and disliked are exclusive); returns the row, or undefined. */
     async react(
@@ -182,3 +173,39 @@ export type ScenesRepo = ReturnType<typeof createScenesRepo>;
 
 /** Partner buckets a list may ask for. */
 export const PARTNER_FILTERS = ['all', ...PARTNERS] as const;
+
+/**
+ * The scene forges and variations under a brand, for deleting the brand (brands.delete.ts): pending
+ * or processing is busy; the rows go with the brand (ON DELETE CASCADE), their images with its assets.
+ */
+export const scenesUnderBrand = {
+  async busy(k: Kysely<DB>, brandId: string): Promise<string | undefined> {
+    if (
+      await k
+        .selectFrom('scene_forges')
+        .select('id')
+        .where('brand_id', '=', brandId)
+        .where('status', 'in', ['pending', 'processing'])
+        .limit(1)
+        .executeTakeFirst()
+    )
+      return 'scene_forges';
+    if (
+      await k
+        .selectFrom('generated_images')
+        .select('id')
+        .where('brand_id', '=', brandId)
+        .where('status', 'in', ['pending', 'processing'])
+        .limit(1)
+        .executeTakeFirst()
+    )
+      return 'generated_images';
+    return undefined;
+  },
+};
+
+/** The scene variation whose result is this asset (such an asset is deleted with its brand). */
+export async function sceneVariationOfAsset(k: Kysely<DB>, assetId: string) {
+  const r = await k.selectFrom('generated_images').select('id').where('asset_id', '=', assetId).executeTakeFirst();
+  return r && { resource: 'generated_images', id: r.id };
+}

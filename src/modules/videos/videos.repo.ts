@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import type { Database } from '../../adapters/db/database.ts';
+import type { DB } from '../../adapters/db/schema.ts';
 import { createVariationsRepo } from '../generation/variations.repo.ts';
 import type { GeneratedVideosTable, VideoGroupsTable } from './videos.tables.ts';
 
@@ -82,3 +84,50 @@ export function createVideosRepo(db: Database) {
 }
 
 export type VideosRepo = ReturnType<typeof createVideosRepo>;
+
+/**
+ * The video groups, variations and video prompt enhancements under a brand, for deleting the brand
+ * (brands.delete.ts): pending or processing is busy; the rows go with the brand (ON DELETE
+ * CASCADE), their videos with its assets.
+ */
+export const videosUnderBrand = {
+  async busy(k: Kysely<DB>, brandId: string): Promise<string | undefined> {
+    if (
+      await k
+        .selectFrom('video_groups')
+        .select('id')
+        .where('brand_id', '=', brandId)
+        .where('status', 'in', ['pending', 'processing'])
+        .limit(1)
+        .executeTakeFirst()
+    )
+      return 'video_groups';
+    if (
+      await k
+        .selectFrom('generated_videos')
+        .select('id')
+        .where('brand_id', '=', brandId)
+        .where('status', 'in', ['pending', 'processing'])
+        .limit(1)
+        .executeTakeFirst()
+    )
+      return 'generated_videos';
+    if (
+      await k
+        .selectFrom('video_prompt_enhancements')
+        .select('id')
+        .where('brand_id', '=', brandId)
+        .where('status', 'in', ['pending', 'processing'])
+        .limit(1)
+        .executeTakeFirst()
+    )
+      return 'video_prompt_enhancements';
+    return undefined;
+  },
+};
+
+/** The video variation whose result is this asset (such an asset is deleted with its brand). */
+export async function videoVariationOfAsset(k: Kysely<DB>, assetId: string) {
+  const r = await k.selectFrom('generated_videos').select('id').where('asset_id', '=', assetId).executeTakeFirst();
+  return r && { resource: 'generated_videos', id: r.id };
+}
