@@ -32,6 +32,14 @@ export function cardTitle(o: { prompt: string; original?: string | null; theme?:
   return title === prompt ? { title } : { title, full: prompt };
 }
 
+/**
+ * A tab's runs: the ones started on this page that the list does not show yet (newest first), then
+ * the listed ones.
+ */
+export function withFresh<T>(fresh: T[], listed: T[], id: (run: T) => string): T[] {
+  return [...fresh.filter((f) => !listed.some((l) => id(l) === id(f))), ...listed];
+}
+
 /** A file the server made (a scene, an environment, a video), not one the brand brought. */
 export const isGenerated = (a: Pick<Asset, 'tags' | 'metadata'>) =>
   a.tags.includes('generated') || a.metadata.type === 'environment';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Asset } from '../../sdk/src/index.ts';
-import { cardTitle, dnaSources, isGenerated, mergeAssets, mergePicks, shorten } from '../src/lists.ts';
+import { cardTitle, dnaSources, isGenerated, mergeAssets, mergePicks, shorten, withFresh } from '../src/lists.ts';
 
 const ENHANCED =
   'The red cap on a sunlit concrete ledge, long shadows, summer mood. Feature the red solidus cap as the hero: in the foreground, in sharp focus, shape, label and colours unchanged. Behind the product, a white wall. Shot from slightly above with a 35mm lens.';
@@ -93,5 +93,23 @@ describe('asset list merge', () => {
       ['up1', 'complete'],
       ['old', 'complete'],
     ]);
+  });
+});
+
+describe('withFresh', () => {
+  const id = (r: { id: string }) => r.id;
+  it('puts the runs started here that the list does not show yet before the listed ones', () => {
+    const listed = [
+      { id: 'b', v: 'listed' },
+      { id: 'a', v: 'listed' },
+    ];
+    const fresh = [
+      { id: 'c', v: 'fresh' },
+      { id: 'b', v: 'fresh' },
+    ];
+    expect(withFresh(fresh, listed, id)).toEqual([{ id: 'c', v: 'fresh' }, ...listed]);
+  });
+  it('is the list when nothing was started here', () => {
+    expect(withFresh([], [{ id: 'a' }], id)).toEqual([{ id: 'a' }]);
   });
 });

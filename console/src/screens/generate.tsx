@@ -6,13 +6,14 @@ import { formatDate } from '../format.ts';
 import { useAction, useAsync, useFollow } from '../hooks.ts';
 import { pollUntil } from '../poll.ts';
 import { brandHref } from '../router.ts';
-import { Badge, Button, Empty, ErrorBox, FailureNote, Field, Loading, notify, StatusBadge } from '../ui.tsx';
-import { cardTitle } from '../lists.ts';
+import { Badge, Button, ErrorBox, Field, notify, StatusBadge } from '../ui.tsx';
+import { cardTitle, withFresh } from '../lists.ts';
 import { recentDurations, stageOf } from '../progress.ts';
 import { refreshUsage, useFeature } from '../usage.ts';
 import { Thumb } from './assets.tsx';
 import { type BrandAssets, isPicture } from './brand-assets.ts';
-import { PendingTile, RunProgress } from './run-progress.tsx';
+import { PendingTile } from './run-progress.tsx';
+import { Gallery, PromptEditor, RunHead, usePrompt } from './runs.tsx';
 
 export const ASPECTS = ['1:1', '4:3', '3:4', '3:2', '2:3', '16:9', '9:16', '21:9'] as const;
 export const PARTNERS = ['default', 'partner-1', 'partner-2', 'partner-3'] as const;
@@ -53,7 +54,7 @@ export function GenerateTab({
   );
   const [fresh, setFresh] = useState<SceneForge[]>([]);
   const listed = forges.data?.data ?? [];
-  const all = [...fresh.filter((f) => !listed.some((l) => l.sceneForgeId === f.sceneForgeId)), ...listed];
+  const all = withFresh(fresh, listed, (f) => f.sceneForgeId);
   const [done, setDone] = useState<SceneForge[]>([]);
   // The estimate for a running forge: how long this brand's recent forges took.
   const recent = recentDurations([...done, ...listed]);
@@ -68,26 +69,26 @@ export function GenerateTab({
         }}
       />
       <EnvironmentForm brandId={brandId} onDone={assets.reload} />
-      <section class="section">
-        <h2>Gallery</h2>
-        {forges.loading && !forges.data ? <Loading /> : null}
-        <ErrorBox error={forges.error} />
-        {forges.data && all.length === 0 ? <Empty>No scenes yet: compose one above.</Empty> : null}
-        <ul class="forges" data-testid="forges">
-          {all.map((f) => (
-            <ForgeCard
-              key={f.sceneForgeId}
-              forge={f}
-              brandId={brandId}
-              recent={recent}
-              onSettled={(settled) => {
-                setDone((d) => [settled, ...d.filter((x) => x.sceneForgeId !== settled.sceneForgeId)]);
-                assets.reload();
-              }}
-            />
-          ))}
-        </ul>
-      </section>
+      <Gallery
+        title="Gallery"
+        list={forges}
+        empty={all.length === 0}
+        emptyText="No scenes yet: compose one above."
+        testid="forges"
+      >
+        {all.map((f) => (
+          <ForgeCard
+            key={f.sceneForgeId}
+            forge={f}
+            brandId={brandId}
+            recent={recent}
+            onSettled={(settled) => {
+              setDone((d) => [settled, ...d.filter((x) => x.sceneForgeId !== settled.sceneForgeId)]);
+              assets.reload();
+            }}
+          />
+        ))}
+      </Gallery>
     </div>
   );
 }
@@ -99,18 +100,16 @@ function Composer(props: { brandId: string; assets: BrandAssets; onCreated: (f: 
   const dnaAllowed = useDnaAllowed();
   const [productIds, setProductIds] = useState<string[]>([]);
   const [envId, setEnvId] = useState('');
-  const [prompt, setPrompt] = useState('');
-  const [enhanced, setEnhanced] = useState<{ original: string; text: string; theme?: string } | null>(null);
+  const prompt = usePrompt();
   const [aspect, setAspect] = useState<Aspect>('1:1');
   const [partner, setPartner] = useState<Partner>('default');
   const [useDna, setUseDna] = useState(true);
-  const enhance = useAction();
   const submit = useAction();
   useEffect(() => {
     if (dnaAllowed === false) setUseDna(false);
   }, [dnaAllowed]);
 
-  const isEnhanced = !!enhanced && prompt === enhanced.text;
+  const { isEnhanced, enhanced } = prompt;
   const toggle = (id: string, on: boolean) => setProductIds((ids) => (on ? [...ids, id] : ids.filter((x) => x !== id)));
   const common = {
     productAssetIds: productIds,
@@ -129,7 +128,7 @@ function Composer(props: { brandId: string; assets: BrandAssets; onCreated: (f: 
         const f = await submit.run(() =>
           api.scenes.create(props.brandId, {
             ...common,
-            blendingPrompt: prompt.trim(),
+            blendingPrompt: prompt.text.trim(),
             promptIsEnhanced: isEnhanced,
             ...(isEnhanced && enhanced?.theme ? { theme: enhanced.theme } : {}),
           }),
@@ -224,71 +223,31 @@ function Composer(props: { brandId: string; assets: BrandAssets; onCreated: (f: 
           )}
         </Field>
       </div>
-      <Field
-        label="Prompt"
-        hint={isEnhanced ? `Enhanced${enhanced?.theme ? ` · theme “${enhanced.theme}”` : ''}` : undefined}
-      >
-        {(id, hint) => (
-          <textarea
-            id={id}
-            rows={4}
-            required
-            aria-describedby={hint}
-            placeholder="A cap on a sunlit concrete ledge, long shadows, summer mood"
-            value={prompt}
-            onInput={(e) => setPrompt(e.currentTarget.value)}
-            data-testid="forge-prompt"
-          />
-        )}
-      </Field>
-      <div class="row">
-        <Button
-          busy={enhance.busy}
-          disabled={!prompt.trim()}
-          data-testid="forge-enhance"
-          onClick={async () => {
-            const original = prompt.trim();
-            const done = await enhance.run(async () => {
+      <PromptEditor
+        prompt={prompt}
+        testid="forge"
+        rows={4}
+        placeholder="A cap on a sunlit concrete ledge, long shadows, summer mood"
+        canEnhance={!!prompt.text.trim()}
+        onEnhance={() =>
+          prompt.enhance(async (original) => {
+            try {
               const started = await api.enhancements.create(props.brandId, { ...common, originalPrompt: original });
-              return pollUntil({
+              const done = await pollUntil({
                 read: (o) => api.enhancements.get(props.brandId, started.promptEnhancementId, o),
                 done: (x) => x.status === 'completed' || x.status === 'failed',
                 signal: new AbortController().signal,
               });
-            });
-            void refreshUsage();
-            if (!done) return;
-            if (done.status === 'failed' || !done.optimizedPrompt) {
-              enhance.setError(new Error(done.errorMessage ?? 'The prompt could not be enhanced.'));
-              return;
+              return { ...done, text: done.optimizedPrompt };
+            } finally {
+              void refreshUsage();
             }
-            setEnhanced({ original, text: done.optimizedPrompt, ...(done.theme ? { theme: done.theme } : {}) });
-            setPrompt(done.optimizedPrompt);
-          }}
-        >
-          Enhance
-        </Button>
-        <Button
-          disabled={!enhanced || !isEnhanced}
-          data-testid="forge-undo"
-          onClick={() => {
-            if (enhanced) setPrompt(enhanced.original);
-          }}
-        >
-          Undo
-        </Button>
-        <label class="check">
-          <input
-            type="checkbox"
-            checked={useDna}
-            disabled={dnaAllowed === false}
-            onChange={(e) => setUseDna(e.currentTarget.checked)}
-            data-testid="forge-use-dna"
-          />
-          Use Brand DNA{dnaAllowed === false ? ' (not in your plan)' : ''}
-        </label>
-      </div>
-      <ErrorBox error={enhance.error} />
+          })
+        }
+        useDna={useDna}
+        dnaAllowed={dnaAllowed}
+        onUseDna={setUseDna}
+      />
       <ErrorBox error={submit.error} />
       <div class="actions">
         <Button type="submit" variant="primary" busy={submit.busy} data-testid="forge-submit">
@@ -382,11 +341,6 @@ function ForgeCard({
     },
   );
   const stage = stageOf(forge, forge.variations);
-  const { title, full } = cardTitle({
-    prompt: forge.blendingPrompt,
-    original: forge.originalPrompt,
-    theme: forge.theme,
-  });
   const update = (v: Variation) =>
     setForge((f) => ({
       ...f,
@@ -402,29 +356,25 @@ function ForgeCard({
   };
   return (
     <li class="card forge" data-testid="forge" data-forge-id={forge.sceneForgeId} data-status={forge.status}>
-      <div class="forge-head">
-        <div>
-          <p class="forge-prompt" data-testid="forge-title">
-            {title}
-          </p>
-          <p class="muted small">
+      <RunHead
+        title={cardTitle({ prompt: forge.blendingPrompt, original: forge.originalPrompt, theme: forge.theme })}
+        titleTestid="forge-title"
+        meta={
+          <>
             {formatDate(forge.createdAt)} · {forge.aspectRatio} · {forge.partner}
             {forge.theme ? ` · ${forge.theme}` : ''}
-          </p>
-        </div>
-        <StatusBadge status={forge.status} />
-      </div>
-      {full ? <FullPrompt text={full} /> : null}
-      {stage.stage !== 'done' && stage.stage !== 'failed' ? (
-        <RunProgress stage={stage} createdAt={forge.createdAt} recent={recent} />
-      ) : null}
-      {forge.status === 'failed' ? (
-        <FailureNote
-          message={forge.errorMessage}
-          code={forge.errorCode}
-          fallback="This scene could not be generated."
-        />
-      ) : null}
+          </>
+        }
+        status={forge.status}
+        progress={
+          stage.stage !== 'done' && stage.stage !== 'failed' ? { stage, createdAt: forge.createdAt, recent } : null
+        }
+        failure={
+          forge.status === 'failed'
+            ? { message: forge.errorMessage, code: forge.errorCode, fallback: 'This scene could not be generated.' }
+            : null
+        }
+      />
       <ul class="variations">
         {forge.variations.map((v) => (
           <VariationTile
@@ -459,16 +409,6 @@ function ForgeCard({
         </div>
       ))}
     </li>
-  );
-}
-
-/** The whole (enhanced) prompt of a generation, on demand. */
-export function FullPrompt({ text }: { text: string }) {
-  return (
-    <details class="full-prompt" data-testid="full-prompt">
-      <summary>Full prompt</summary>
-      <p>{text}</p>
-    </details>
   );
 }
 

@@ -5,13 +5,14 @@ import { api } from '../api.ts';
 import { formatDate } from '../format.ts';
 import { useAction, useAsync, useFollow } from '../hooks.ts';
 import { pollUntil } from '../poll.ts';
-import { Button, Empty, ErrorBox, FailureNote, Field, Loading, notify, StatusBadge } from '../ui.tsx';
+import { Button, ErrorBox, Field, notify } from '../ui.tsx';
 import { Thumb } from './assets.tsx';
 import { type BrandAssets, isPicture } from './brand-assets.ts';
-import { FullPrompt, useDnaAllowed } from './generate.tsx';
-import { cardTitle } from '../lists.ts';
+import { useDnaAllowed } from './generate.tsx';
+import { cardTitle, withFresh } from '../lists.ts';
 import { recentDurations, stageOf } from '../progress.ts';
-import { PendingTile, RunProgress } from './run-progress.tsx';
+import { PendingTile } from './run-progress.tsx';
+import { Gallery, PromptEditor, RunHead, usePrompt } from './runs.tsx';
 import { refreshUsage } from '../usage.ts';
 
 const MODELS = [
@@ -40,24 +41,15 @@ export function VideosTab(props: { brandId: string; assets: BrandAssets; from: s
   );
   const [fresh, setFresh] = useState<GeneratedVideosGroup[]>([]);
   const listed = groups.data?.data ?? [];
-  const all = [
-    ...fresh.filter((f) => !listed.some((l) => l.generatedVideosGroupId === f.generatedVideosGroupId)),
-    ...listed,
-  ];
+  const all = withFresh(fresh, listed, (g) => g.generatedVideosGroupId);
   return (
     <div>
       <VideoForm {...props} onCreated={(g) => setFresh((x) => [g, ...x])} />
-      <section class="section">
-        <h2>Videos</h2>
-        {groups.loading && !groups.data ? <Loading /> : null}
-        <ErrorBox error={groups.error} />
-        {groups.data && all.length === 0 ? <Empty>No videos yet.</Empty> : null}
-        <ul class="forges" data-testid="video-groups">
-          {all.map((g) => (
-            <VideoGroup key={g.generatedVideosGroupId} group={g} recent={recentDurations(listed)} />
-          ))}
-        </ul>
-      </section>
+      <Gallery title="Videos" list={groups} empty={all.length === 0} emptyText="No videos yet." testid="video-groups">
+        {all.map((g) => (
+          <VideoGroup key={g.generatedVideosGroupId} group={g} recent={recentDurations(listed)} />
+        ))}
+      </Gallery>
     </div>
   );
 }
@@ -70,19 +62,16 @@ function VideoForm(props: {
 }) {
   const pictures = props.assets.assets.filter((a) => a.status === 'complete' && isPicture(a));
   const [start, setStart] = useState(props.from ?? '');
-  const [prompt, setPrompt] = useState('');
-  const [enhanced, setEnhanced] = useState<{ original: string; text: string } | null>(null);
+  const prompt = usePrompt();
   const [model, setModel] = useState<Model>('video-model-7');
   const [duration, setDuration] = useState('');
   const [aspect, setAspect] = useState<Aspect>('16:9');
   const [useDna, setUseDna] = useState(false);
   const dnaAllowed = useDnaAllowed();
-  const enhance = useAction();
   const submit = useAction();
   useEffect(() => {
     if (props.from) setStart(props.from);
   }, [props.from]);
-  const isEnhanced = !!enhanced && prompt === enhanced.text;
   const seconds = duration ? Number(duration) : undefined;
   const chosen = pictures.find((a) => a.id === start);
   // A scene variation is not among the brand's assets: read it, to show the frame the video starts from.
@@ -103,11 +92,11 @@ function VideoForm(props: {
         const r = await submit.run(() =>
           api.videos.create(props.brandId, {
             startImageAssetId: start,
-            userPrompts: [prompt.trim()],
+            userPrompts: [prompt.text.trim()],
             dimension: DIMENSIONS[aspect],
             model,
             ...(seconds ? { duration: seconds } : {}),
-            promptIsEnhanced: isEnhanced,
+            promptIsEnhanced: prompt.isEnhanced,
             useBrandDna: useDna,
           }),
         );
@@ -200,71 +189,34 @@ function VideoForm(props: {
           </Field>
         </div>
       </div>
-      <Field label="Prompt" hint={isEnhanced ? 'Enhanced' : 'The motion: camera move, action, mood.'}>
-        {(id, hint) => (
-          <textarea
-            id={id}
-            rows={3}
-            required
-            aria-describedby={hint}
-            value={prompt}
-            onInput={(e) => setPrompt(e.currentTarget.value)}
-            data-testid="video-prompt"
-          />
-        )}
-      </Field>
-      <div class="row">
-        <Button
-          busy={enhance.busy}
-          disabled={!prompt.trim() || !start}
-          data-testid="video-enhance"
-          onClick={async () => {
-            const original = prompt.trim();
-            const done = await enhance.run(async () => {
-              const s = await api.videoEnhancements.create(props.brandId, {
-                startFrameAssetId: start,
-                originalPrompt: original,
-                aspectRatio: aspect,
-                model,
-                ...(seconds ? { duration: seconds } : {}),
-                useBrandDna: useDna,
-              });
-              return pollUntil({
-                read: (o) => api.videoEnhancements.get(props.brandId, s.promptEnhancementId, o),
-                done: (x) => x.status === 'completed' || x.status === 'failed',
-                signal: new AbortController().signal,
-              });
+      <PromptEditor
+        prompt={prompt}
+        testid="video"
+        rows={3}
+        hint="The motion: camera move, action, mood."
+        canEnhance={!!prompt.text.trim() && !!start}
+        onEnhance={() =>
+          prompt.enhance(async (original) => {
+            const s = await api.videoEnhancements.create(props.brandId, {
+              startFrameAssetId: start,
+              originalPrompt: original,
+              aspectRatio: aspect,
+              model,
+              ...(seconds ? { duration: seconds } : {}),
+              useBrandDna: useDna,
             });
-            if (!done) return;
-            if (done.status === 'failed' || !done.enhancedPrompt) {
-              enhance.setError(new Error(done.errorMessage ?? 'The prompt could not be enhanced.'));
-              return;
-            }
-            setEnhanced({ original, text: done.enhancedPrompt });
-            setPrompt(done.enhancedPrompt);
-          }}
-        >
-          Enhance
-        </Button>
-        <Button
-          disabled={!isEnhanced}
-          onClick={() => enhanced && setPrompt(enhanced.original)}
-          data-testid="video-undo"
-        >
-          Undo
-        </Button>
-        <label class="check">
-          <input
-            type="checkbox"
-            checked={useDna}
-            disabled={dnaAllowed === false}
-            onChange={(e) => setUseDna(e.currentTarget.checked)}
-            data-testid="video-use-dna"
-          />
-          Use Brand DNA{dnaAllowed === false ? ' (not in your plan)' : ''}
-        </label>
-      </div>
-      <ErrorBox error={enhance.error} />
+            const done = await pollUntil({
+              read: (o) => api.videoEnhancements.get(props.brandId, s.promptEnhancementId, o),
+              done: (x) => x.status === 'completed' || x.status === 'failed',
+              signal: new AbortController().signal,
+            });
+            return { ...done, text: done.enhancedPrompt };
+          })
+        }
+        useDna={useDna}
+        dnaAllowed={dnaAllowed}
+        onUseDna={setUseDna}
+      />
       <ErrorBox error={submit.error} />
       <div class="actions">
         <Button type="submit" variant="primary" busy={submit.busy} data-testid="video-submit">
@@ -287,26 +239,25 @@ function VideoGroup({ group: initial, recent }: { group: GeneratedVideosGroup; r
       if (!running(x)) void refreshUsage();
     },
   );
-  const { title, full } = cardTitle({ prompt: g.prompt });
   const stage = stageOf(g, g.variations, 'videos');
   return (
     <li class="card forge" data-testid="video-group" data-group-id={g.generatedVideosGroupId} data-status={g.status}>
-      <div class="forge-head">
-        <div>
-          <p class="forge-prompt" data-testid="video-title">
-            {title}
-          </p>
-          <p class="muted small">
+      <RunHead
+        title={cardTitle({ prompt: g.prompt })}
+        titleTestid="video-title"
+        meta={
+          <>
             {formatDate(g.createdAt)} · {g.model} · {g.duration} s · {g.dimension.width}×{g.dimension.height}
-          </p>
-        </div>
-        <StatusBadge status={g.status} />
-      </div>
-      {full ? <FullPrompt text={full} /> : null}
-      {running(g) ? <RunProgress stage={stage} createdAt={g.createdAt} recent={recent} /> : null}
-      {g.error ? (
-        <FailureNote message={g.error.message} code={g.error.code} fallback="This video could not be generated." />
-      ) : null}
+          </>
+        }
+        status={g.status}
+        progress={running(g) ? { stage, createdAt: g.createdAt, recent } : null}
+        failure={
+          g.error
+            ? { message: g.error.message, code: g.error.code, fallback: 'This video could not be generated.' }
+            : null
+        }
+      />
       <ul class="variations videos">
         {g.variations.map((v) => (
           <li key={v.generatedVideoId} class="variation" data-testid="video" data-status={v.status}>
