@@ -16,6 +16,7 @@
  * widths from 6% to 90% of the product box; |NCC| (either polarity: a dark logo printed light) ≥
  * `MARK_MATCH_MIN` is a match, its box the mark.
  */
+import { boundsWhere } from '../shared/raster.ts';
 import { chamferDistance } from './raster.ts';
 
 export interface MarkBox {
@@ -228,20 +229,9 @@ function matchAsset(
   h: number,
   logo: LogoTemplate,
 ): { match: number; box: MarkBox | null } {
-  let l = w;
-  let t = h;
-  let r = -1;
-  let b = -1;
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      if (!inside[y * w + x]) continue;
-      if (x < l) l = x;
-      if (x > r) r = x;
-      if (y < t) t = y;
-      if (y > b) b = y;
-    }
-  }
-  if (r < 0 || logo.width < 2 || logo.height < 2) return { match: 0, box: null };
+  const bounds = boundsWhere(w, h, (i) => !!inside[i]);
+  if (!bounds || logo.width < 2 || logo.height < 2) return { match: 0, box: null };
+  const { l, t, r, b } = bounds;
   // Half the analysis size.
   const k = 2;
   const pw = Math.max(1, Math.floor((r + 1 - l) / k));

@@ -26,6 +26,7 @@ import type { Cutout } from './cutout.ts';
 import type { Placement, SceneLayout } from './layout.ts';
 import { aroundBox, boxBlur, clamp01, hashSeed, luma, SRGB_TO_LINEAR, toSrgb } from './raster.ts';
 import { prng } from '../../shared/prng.ts';
+import { boundsWhere } from '../../shared/raster.ts';
 
 export interface CompositeInput {
   width: number;
@@ -795,23 +796,10 @@ export async function loadLogo(bytes: Buffer, maxInputPixels = 16_000_000): Prom
       .toBuffer({ resolveWithObject: true });
     const { width: w, height: h } = info;
     let transparent = false;
-    let l = w;
-    let t = h;
-    let r = -1;
-    let b = -1;
-    for (let y = 0; y < h; y++) {
-      for (let x = 0; x < w; x++) {
-        const a = data[(y * w + x) * 4 + 3]!;
-        if (a < 250) transparent = true;
-        if (a >= 8) {
-          if (x < l) l = x;
-          if (x > r) r = x;
-          if (y < t) t = y;
-          if (y > b) b = y;
-        }
-      }
-    }
-    if (r < 0) return undefined;
+    for (let i = 3; i < data.length && !transparent; i += 4) transparent = data[i]! < 250;
+    const bounds = boundsWhere(w, h, (i) => data[i * 4 + 3]! >= 8);
+    if (!bounds) return undefined;
+    const { l, t, r, b } = bounds;
     const width = r - l + 1;
     const height = b - t + 1;
     const rgba = Buffer.alloc(width * height * 4);
