@@ -94,6 +94,19 @@ export function FailureNote(props: {
   );
 }
 
+/** A page's heading and one-line lead, with its main action (if any) beside them. */
+export function PageHead(props: { title: string; lead: string; children?: ComponentChildren }) {
+  return (
+    <div class="page-head">
+      <div>
+        <h1>{props.title}</h1>
+        <p class="lead">{props.lead}</p>
+      </div>
+      {props.children}
+    </div>
+  );
+}
+
 export function Loading({ label = 'Loading…' }: { label?: string }) {
   return (
     <p class="loading" role="status">
@@ -253,6 +266,71 @@ export function CopyButton({ text, testid = 'copy' }: { text: string; testid?: s
     >
       {copied ? 'Copied' : 'Copy'}
     </Button>
+  );
+}
+
+/** A card form that adds something (an API key, an invite): its fields side by side, what went wrong, Cancel and submit. */
+export function CreateForm(props: {
+  title: string;
+  testid: string;
+  onSubmit: () => unknown;
+  onCancel: () => void;
+  error: unknown;
+  busy: boolean;
+  submitLabel: string;
+  submitTestid: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <form
+      class="card form-card"
+      data-testid={props.testid}
+      onSubmit={(e) => {
+        e.preventDefault();
+        void props.onSubmit();
+      }}
+    >
+      <h2>{props.title}</h2>
+      <div class="grid-3">{props.children}</div>
+      <ErrorBox error={props.error} />
+      <div class="actions">
+        <Button onClick={props.onCancel}>Cancel</Button>
+        <Button type="submit" variant="primary" busy={props.busy} data-testid={props.submitTestid}>
+          {props.submitLabel}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+/** A secret shown only once (an API key's token, an invite link): a warning, the secret with Copy, and Done. */
+export function SecretCard(props: {
+  /** The card's accessible name. */
+  label: string;
+  title: string;
+  warning: ComponentChildren;
+  secret: string;
+  doneLabel: string;
+  onDismiss: () => void;
+  testids: { card: string; secret: string; copy: string; done: string };
+}) {
+  const { testids } = props;
+  return (
+    <section class="card token-card" aria-label={props.label} data-testid={testids.card}>
+      <h2>{props.title}</h2>
+      <p class="alert alert-warn">{props.warning}</p>
+      <div class="token-row">
+        <code class="token" data-copy-source data-testid={testids.secret}>
+          {props.secret}
+        </code>
+        <CopyButton text={props.secret} testid={testids.copy} />
+      </div>
+      <div class="actions">
+        <Button variant="primary" onClick={props.onDismiss} data-testid={testids.done}>
+          {props.doneLabel}
+        </Button>
+      </div>
+    </section>
   );
 }
 

@@ -2,7 +2,7 @@
 import { api } from '../api.ts';
 import { useAsync } from '../hooks.ts';
 import { brandHref } from '../router.ts';
-import { Badge, ErrorBox, Loading } from '../ui.tsx';
+import { Badge, ErrorBox, Loading, PageHead } from '../ui.tsx';
 import { WelcomeGuide } from './guide.tsx';
 
 export function BrandsList() {
@@ -10,15 +10,11 @@ export function BrandsList() {
   const brands = list.data?.data ?? [];
   return (
     <section class="page" data-testid="brands-page">
-      <div class="page-head">
-        <div>
-          <h1>Brands</h1>
-          <p class="lead">Each brand holds its assets, Brand DNA and generated creative.</p>
-        </div>
+      <PageHead title="Brands" lead="Each brand holds its assets, Brand DNA and generated creative.">
         <a class="btn btn-primary" href="#/brands/new" data-testid="brand-new">
           New brand
         </a>
-      </div>
+      </PageHead>
       {list.loading && !list.data ? <Loading /> : null}
       <ErrorBox error={list.error} />
       {list.data && brands.length === 0 ? <WelcomeGuide /> : null}

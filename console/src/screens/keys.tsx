@@ -3,7 +3,19 @@ import { useState } from 'preact/hooks';
 import { type ApiKey, keys } from '../api.ts';
 import { endOfDayIso, formatDate, formatDay, keyState, relativeTime } from '../format.ts';
 import { useAction, useAsync } from '../hooks.ts';
-import { Badge, Button, ConfirmButton, CopyButton, Empty, ErrorBox, Field, Loading, notify } from '../ui.tsx';
+import {
+  Badge,
+  Button,
+  ConfirmButton,
+  CreateForm,
+  Empty,
+  ErrorBox,
+  Field,
+  Loading,
+  notify,
+  PageHead,
+  SecretCard,
+} from '../ui.tsx';
 
 export function KeysScreen() {
   const list = useAsync(() => keys.list(), []);
@@ -12,17 +24,13 @@ export function KeysScreen() {
   const action = useAction();
   return (
     <section class="page">
-      <div class="page-head">
-        <div>
-          <h1>API keys</h1>
-          <p class="lead">Keys let programs call the Atelier API as you. Treat them like passwords.</p>
-        </div>
+      <PageHead title="API keys" lead="Keys let programs call the Atelier API as you. Treat them like passwords.">
         {!creating ? (
           <Button variant="primary" onClick={() => setCreating(true)} data-testid="key-new">
             New key
           </Button>
         ) : null}
-      </div>
+      </PageHead>
       {secret ? <TokenOnce {...secret} onDismiss={() => setSecret(null)} /> : null}
       {creating ? (
         <CreateKey
@@ -139,92 +147,82 @@ function CreateKey(props: { onCancel: () => void; onCreated: (r: { key: ApiKey; 
   const { busy, error, run } = useAction();
   const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
   return (
-    <form
-      class="card form-card"
-      data-testid="key-form"
-      onSubmit={async (e) => {
-        e.preventDefault();
+    <CreateForm
+      title="New API key"
+      testid="key-form"
+      onSubmit={async () => {
         const expiresAt = endOfDayIso(expiry);
         const r = await run(() =>
           keys.create({ name: name.trim(), ...(env ? { env } : {}), ...(expiresAt ? { expiresAt } : {}) }),
         );
         if (r) props.onCreated(r);
       }}
+      onCancel={props.onCancel}
+      error={error}
+      busy={busy}
+      submitLabel="Create key"
+      submitTestid="key-create"
     >
-      <h2>New API key</h2>
-      <div class="grid-3">
-        <Field label="Name" hint="What uses it, e.g. “CI pipeline”.">
-          {(id, hint) => (
-            <input
-              id={id}
-              required
-              maxLength={100}
-              aria-describedby={hint}
-              value={name}
-              onInput={(e) => setName(e.currentTarget.value)}
-              data-testid="key-name"
-            />
-          )}
-        </Field>
-        <Field label="Environment" hint="Must match the server's environment.">
-          {(id, hint) => (
-            <select
-              id={id}
-              aria-describedby={hint}
-              value={env}
-              onChange={(e) => setEnv(e.currentTarget.value)}
-              data-testid="key-env"
-            >
-              <option value="">This server's</option>
-              <option value="dev">dev</option>
-              <option value="staging">staging</option>
-              <option value="prod">prod</option>
-            </select>
-          )}
-        </Field>
-        <Field label="Expires (optional)" hint="Leave empty for a key that does not expire.">
-          {(id, hint) => (
-            <input
-              id={id}
-              type="date"
-              min={tomorrow}
-              aria-describedby={hint}
-              value={expiry}
-              onInput={(e) => setExpiry(e.currentTarget.value)}
-              data-testid="key-expiry"
-            />
-          )}
-        </Field>
-      </div>
-      <ErrorBox error={error} />
-      <div class="actions">
-        <Button onClick={props.onCancel}>Cancel</Button>
-        <Button type="submit" variant="primary" busy={busy} data-testid="key-create">
-          Create key
-        </Button>
-      </div>
-    </form>
+      <Field label="Name" hint="What uses it, e.g. “CI pipeline”.">
+        {(id, hint) => (
+          <input
+            id={id}
+            required
+            maxLength={100}
+            aria-describedby={hint}
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+            data-testid="key-name"
+          />
+        )}
+      </Field>
+      <Field label="Environment" hint="Must match the server's environment.">
+        {(id, hint) => (
+          <select
+            id={id}
+            aria-describedby={hint}
+            value={env}
+            onChange={(e) => setEnv(e.currentTarget.value)}
+            data-testid="key-env"
+          >
+            <option value="">This server's</option>
+            <option value="dev">dev</option>
+            <option value="staging">staging</option>
+            <option value="prod">prod</option>
+          </select>
+        )}
+      </Field>
+      <Field label="Expires (optional)" hint="Leave empty for a key that does not expire.">
+        {(id, hint) => (
+          <input
+            id={id}
+            type="date"
+            min={tomorrow}
+            aria-describedby={hint}
+            value={expiry}
+            onInput={(e) => setExpiry(e.currentTarget.value)}
+            data-testid="key-expiry"
+          />
+        )}
+      </Field>
+    </CreateForm>
   );
 }
 
 function TokenOnce(props: { key: ApiKey; token: string; regenerated: boolean; onDismiss: () => void }) {
   return (
-    <section class="card token-card" aria-label="New API key secret" data-testid="key-secret">
-      <h2>{props.regenerated ? `New secret for ${props.key.name}` : `Key ${props.key.name} created`}</h2>
-      <p class="alert alert-warn">
-        Copy this key now and store it somewhere safe: it will <strong>not</strong> be shown again.
-      </p>
-      <div class="token-row">
-        <code class="token" data-copy-source data-testid="key-token">
-          {props.token}
-        </code>
-        <CopyButton text={props.token} testid="key-copy" />
-      </div>
-      <div class="actions">
-        <Button variant="primary" onClick={props.onDismiss} data-testid="key-secret-done">
-          I have stored it
-        </Button>
-      </div>
-    </section>
+    <SecretCard
+      label="New API key secret"
+      title={props.regenerated ? `New secret for ${props.key.name}` : `Key ${props.key.name} created`}
+      warning={
+        <>
+          Copy this key now and store it somewhere safe: it will <strong>not</strong> be shown again.
+        </>
+      }
+      secret={props.token}
+      doneLabel="I have stored it"
+      onDismiss={props.onDismiss}
+      testids={{ card: 'key-secret', secret: 'key-token', copy: 'key-copy', done: 'key-secret-done' }}
+    />
   );
 }

@@ -4,7 +4,18 @@ import { type Member, type MemberInvite, members } from '../api.ts';
 import { formatDay } from '../format.ts';
 import { useAction, useAsync } from '../hooks.ts';
 import { assignableRoles, canManage, ROLE_HELP, type Role } from '../members.ts';
-import { Badge, Button, ConfirmButton, CopyButton, ErrorBox, Field, Loading, notify } from '../ui.tsx';
+import {
+  Badge,
+  Button,
+  ConfirmButton,
+  CreateForm,
+  ErrorBox,
+  Field,
+  Loading,
+  notify,
+  PageHead,
+  SecretCard,
+} from '../ui.tsx';
 
 export function MembersScreen({ myRole }: { myRole: string }) {
   const list = useAsync(() => members.list(), []);
@@ -13,17 +24,13 @@ export function MembersScreen({ myRole }: { myRole: string }) {
   const act = useAction();
   return (
     <section class="page" data-testid="members-page">
-      <div class="page-head">
-        <div>
-          <h1>Members</h1>
-          <p class="lead">Who works in this organization, and what each may do.</p>
-        </div>
+      <PageHead title="Members" lead="Who works in this organization, and what each may do.">
         {!inviting ? (
           <Button variant="primary" onClick={() => setInviting(true)} data-testid="member-new">
             Invite someone
           </Button>
         ) : null}
-      </div>
+      </PageHead>
       {link ? <InviteLink {...link} onDismiss={() => setLink(null)} /> : null}
       {inviting ? (
         <InviteForm
@@ -168,90 +175,80 @@ function InviteForm(props: {
   const [role, setRole] = useState<Role>('member');
   const { busy, error, run } = useAction();
   return (
-    <form
-      class="card form-card"
-      data-testid="member-form"
-      onSubmit={async (e) => {
-        e.preventDefault();
+    <CreateForm
+      title="Invite someone"
+      testid="member-form"
+      onSubmit={async () => {
         const r = await run(() => members.invite({ name: name.trim(), email: email.trim(), role }));
         if (r) props.onInvited(r.member.name, r);
       }}
+      onCancel={props.onCancel}
+      error={error}
+      busy={busy}
+      submitLabel="Create invite link"
+      submitTestid="member-invite"
     >
-      <h2>Invite someone</h2>
-      <div class="grid-3">
-        <Field label="Name">
-          {(id) => (
-            <input
-              id={id}
-              required
-              maxLength={200}
-              value={name}
-              onInput={(e) => setName(e.currentTarget.value)}
-              data-testid="member-name"
-            />
-          )}
-        </Field>
-        <Field label="Email" hint="They sign in with it.">
-          {(id, hint) => (
-            <input
-              id={id}
-              type="email"
-              required
-              aria-describedby={hint}
-              value={email}
-              onInput={(e) => setEmail(e.currentTarget.value)}
-              data-testid="member-email"
-            />
-          )}
-        </Field>
-        <Field label="Role" hint={ROLE_HELP[role]}>
-          {(id, hint) => (
-            <select
-              id={id}
-              aria-describedby={hint}
-              value={role}
-              onChange={(e) => setRole(e.currentTarget.value as Role)}
-              data-testid="member-invite-role"
-            >
-              {assignableRoles(props.myRole).map((r) => (
-                <option key={r} value={r}>
-                  {r}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-      </div>
-      <ErrorBox error={error} />
-      <div class="actions">
-        <Button onClick={props.onCancel}>Cancel</Button>
-        <Button type="submit" variant="primary" busy={busy} data-testid="member-invite">
-          Create invite link
-        </Button>
-      </div>
-    </form>
+      <Field label="Name">
+        {(id) => (
+          <input
+            id={id}
+            required
+            maxLength={200}
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+            data-testid="member-name"
+          />
+        )}
+      </Field>
+      <Field label="Email" hint="They sign in with it.">
+        {(id, hint) => (
+          <input
+            id={id}
+            type="email"
+            required
+            aria-describedby={hint}
+            value={email}
+            onInput={(e) => setEmail(e.currentTarget.value)}
+            data-testid="member-email"
+          />
+        )}
+      </Field>
+      <Field label="Role" hint={ROLE_HELP[role]}>
+        {(id, hint) => (
+          <select
+            id={id}
+            aria-describedby={hint}
+            value={role}
+            onChange={(e) => setRole(e.currentTarget.value as Role)}
+            data-testid="member-invite-role"
+          >
+            {assignableRoles(props.myRole).map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+    </CreateForm>
   );
 }
 
 function InviteLink(props: { name: string; invite: MemberInvite; onDismiss: () => void }) {
   return (
-    <section class="card token-card" aria-label={`Invite link for ${props.name}`} data-testid="member-link">
-      <h2>Invite link for {props.name}</h2>
-      <p class="alert alert-warn">
-        Send this link to {props.name}: it works once, until {formatDay(props.invite.inviteExpiresAt)}, and is not shown
-        again.
-      </p>
-      <div class="token-row">
-        <code class="token" data-copy-source data-testid="member-link-url">
-          {props.invite.inviteUrl}
-        </code>
-        <CopyButton text={props.invite.inviteUrl} testid="member-link-copy" />
-      </div>
-      <div class="actions">
-        <Button variant="primary" onClick={props.onDismiss} data-testid="member-link-done">
-          Done
-        </Button>
-      </div>
-    </section>
+    <SecretCard
+      label={`Invite link for ${props.name}`}
+      title={`Invite link for ${props.name}`}
+      warning={
+        <>
+          Send this link to {props.name}: it works once, until {formatDay(props.invite.inviteExpiresAt)}, and is not
+          shown again.
+        </>
+      }
+      secret={props.invite.inviteUrl}
+      doneLabel="Done"
+      onDismiss={props.onDismiss}
+      testids={{ card: 'member-link', secret: 'member-link-url', copy: 'member-link-copy', done: 'member-link-done' }}
+    />
   );
 }
