@@ -127,10 +127,26 @@ function Centered({ children }: { children: preact.ComponentChildren }) {
   );
 }
 
+type Section = 'brands' | 'keys' | 'members';
+
+/** A main navigation link, marked as the current page when its section is shown. */
+function NavLink(props: { to: Section; current: Section; children: string }) {
+  return (
+    <a
+      href={`#/${props.to}`}
+      class="nav-link"
+      aria-current={props.current === props.to ? 'page' : undefined}
+      data-testid={`nav-${props.to}`}
+    >
+      {props.children}
+    </a>
+  );
+}
+
 function Shell(props: { session: Session; route: Route; onSignOut: () => void; children: preact.ComponentChildren }) {
   const { user } = props.session;
   const [menu, setMenu] = useState(false);
-  const section = props.route.name === 'keys' || props.route.name === 'members' ? props.route.name : 'brands';
+  const section: Section = props.route.name === 'keys' || props.route.name === 'members' ? props.route.name : 'brands';
   useEffect(() => setMenu(false), [props.route]);
   return (
     <div class="shell">
@@ -160,31 +176,16 @@ function Shell(props: { session: Session; route: Route; onSignOut: () => void; c
       </header>
       <aside id="sidebar" class={`sidebar${menu ? ' open' : ''}`}>
         <nav aria-label="Main">
-          <a
-            href="#/brands"
-            class="nav-link"
-            aria-current={section === 'brands' ? 'page' : undefined}
-            data-testid="nav-brands"
-          >
+          <NavLink to="brands" current={section}>
             Brands
-          </a>
-          <a
-            href="#/keys"
-            class="nav-link"
-            aria-current={section === 'keys' ? 'page' : undefined}
-            data-testid="nav-keys"
-          >
+          </NavLink>
+          <NavLink to="keys" current={section}>
             API keys
-          </a>
+          </NavLink>
           {managesMembers(user.role) ? (
-            <a
-              href="#/members"
-              class="nav-link"
-              aria-current={section === 'members' ? 'page' : undefined}
-              data-testid="nav-members"
-            >
+            <NavLink to="members" current={section}>
               Members
-            </a>
+            </NavLink>
           ) : null}
         </nav>
         <UsageMeters routeKey={props.route} />

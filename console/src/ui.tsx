@@ -46,6 +46,32 @@ export function Field(props: {
   );
 }
 
+/** A labelled choice among a few plain values (each option shows its value). */
+export function SelectField<T extends string>(props: {
+  label: string;
+  value: T;
+  options: readonly T[];
+  onChange: (value: T) => void;
+  testid: string;
+}) {
+  return (
+    <Field label={props.label}>
+      {(id) => (
+        <select
+          id={id}
+          value={props.value}
+          onChange={(e) => props.onChange(e.currentTarget.value as T)}
+          data-testid={props.testid}
+        >
+          {props.options.map((o) => (
+            <option key={o}>{o}</option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}
+
 /**
  * An error as a sentence on what happened and one on what to do; the API's code, status, request
  * id and message behind a "Details" toggle. A plan limit reads as a notice, not an alarm.

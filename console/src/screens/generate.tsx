@@ -6,7 +6,7 @@ import { formatDate } from '../format.ts';
 import { useAction, useAsync, useFollow } from '../hooks.ts';
 import { pollUntil } from '../poll.ts';
 import { brandHref } from '../router.ts';
-import { Badge, Button, ErrorBox, Field, notify, StatusBadge } from '../ui.tsx';
+import { Badge, Button, ErrorBox, Field, notify, SelectField, StatusBadge } from '../ui.tsx';
 import { cardTitle, withFresh } from '../lists.ts';
 import { recentDurations, stageOf } from '../progress.ts';
 import { refreshUsage, useFeature } from '../usage.ts';
@@ -194,34 +194,8 @@ function Composer(props: { brandId: string; assets: BrandAssets; onCreated: (f: 
             </select>
           )}
         </Field>
-        <Field label="Aspect ratio">
-          {(id) => (
-            <select
-              id={id}
-              value={aspect}
-              onChange={(e) => setAspect(e.currentTarget.value as Aspect)}
-              data-testid="forge-aspect"
-            >
-              {ASPECTS.map((a) => (
-                <option key={a}>{a}</option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Partner">
-          {(id) => (
-            <select
-              id={id}
-              value={partner}
-              onChange={(e) => setPartner(e.currentTarget.value as Partner)}
-              data-testid="forge-partner"
-            >
-              {PARTNERS.map((p) => (
-                <option key={p}>{p}</option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField label="Aspect ratio" value={aspect} options={ASPECTS} onChange={setAspect} testid="forge-aspect" />
+        <SelectField label="Partner" value={partner} options={PARTNERS} onChange={setPartner} testid="forge-partner" />
       </div>
       <PromptEditor
         prompt={prompt}
@@ -354,6 +328,21 @@ function ForgeCard({
     setForge(await api.scenes.get(forge.sceneForgeId));
     setTick((t) => t + 1);
   };
+  /** The forge's four variations, or a refinement's. */
+  const variationList = (variations: Variation[]) => (
+    <ul class="variations">
+      {variations.map((v) => (
+        <VariationTile
+          key={v.generatedImageId}
+          v={v}
+          forgeId={forge.sceneForgeId}
+          brandId={brandId}
+          onChange={update}
+          onRefined={refined}
+        />
+      ))}
+    </ul>
+  );
   return (
     <li class="card forge" data-testid="forge" data-forge-id={forge.sceneForgeId} data-status={forge.status}>
       <RunHead
@@ -375,18 +364,7 @@ function ForgeCard({
             : null
         }
       />
-      <ul class="variations">
-        {forge.variations.map((v) => (
-          <VariationTile
-            key={v.generatedImageId}
-            v={v}
-            forgeId={forge.sceneForgeId}
-            brandId={brandId}
-            onChange={update}
-            onRefined={refined}
-          />
-        ))}
-      </ul>
+      {variationList(forge.variations)}
       {forge.refinedVariations.map((r) => (
         <div key={r.refinementId} class="refinement" data-testid="refinement" data-status={r.status}>
           <h3 class="small">
@@ -394,18 +372,7 @@ function ForgeCard({
             <StatusBadge status={r.status} />
           </h3>
           {r.levers.length ? <p class="muted small">Changed: {r.levers.join(', ')}</p> : null}
-          <ul class="variations">
-            {r.variations.map((v) => (
-              <VariationTile
-                key={v.generatedImageId}
-                v={v}
-                forgeId={forge.sceneForgeId}
-                brandId={brandId}
-                onChange={update}
-                onRefined={refined}
-              />
-            ))}
-          </ul>
+          {variationList(r.variations)}
         </div>
       ))}
     </li>

@@ -5,7 +5,7 @@ import { api } from '../api.ts';
 import { formatDate } from '../format.ts';
 import { useAction, useAsync, useFollow } from '../hooks.ts';
 import { pollUntil } from '../poll.ts';
-import { Button, ErrorBox, Field, notify } from '../ui.tsx';
+import { Button, ErrorBox, Field, notify, SelectField } from '../ui.tsx';
 import { Thumb } from './assets.tsx';
 import { type BrandAssets, isPicture } from './brand-assets.ts';
 import { useDnaAllowed } from './generate.tsx';
@@ -142,20 +142,7 @@ function VideoForm(props: {
         </div>
         <div>
           <div class="grid-2">
-            <Field label="Model">
-              {(id) => (
-                <select
-                  id={id}
-                  value={model}
-                  onChange={(e) => setModel(e.currentTarget.value as Model)}
-                  data-testid="video-model"
-                >
-                  {MODELS.map((m) => (
-                    <option key={m}>{m}</option>
-                  ))}
-                </select>
-              )}
-            </Field>
+            <SelectField label="Model" value={model} options={MODELS} onChange={setModel} testid="video-model" />
             <Field label="Duration (s)" hint="Empty: the model's default.">
               {(id, hint) => (
                 <input
