@@ -106,21 +106,21 @@ describe.each(dbKinds())('Scene forges over HTTP (%s)', (kind) => {
     expect(done.status).toBe('completed');
     expect(done.completedAt).toEqual(expect.any(String));
     for (const v of done.variations) {
-      expect(v).toMatchObject({ status: 'completed', width: 384, height: 216, liked: false, disliked: false });
+      expect(v).toMatchObject({ status: 'completed', width: 256, height: 144, liked: false, disliked: false });
       for (const s of ['attention_potential', 'conversion', 'brand_awareness']) {
         expect(v.scores[s]).toBeGreaterThanOrEqual(0);
         expect(v.scores[s]).toBeLessThanOrEqual(100);
       }
       const png = await download(t, v.asset.url);
       const meta = await sharp(png).metadata();
-      expect([meta.format, meta.width, meta.height]).toEqual(['png', 384, 216]);
+      expect([meta.format, meta.width, meta.height]).toEqual(['png', 256, 144]);
       expect((await download(t, v.asset.thumbnailUrl)).length).toBeGreaterThan(100);
       // The result is a complete asset of the brand with the bare `image` file type.
       const asset = (await get(`/v1/assets/${v.asset.assetId}`)).json();
       expect(asset).toMatchObject({
         brandId,
         status: 'complete',
-        metadata: { fileType: 'image', type: 'image', dimension: { width: 384, height: 216 } },
+        metadata: { fileType: 'image', type: 'image', dimension: { width: 256, height: 144 } },
       });
     }
     // Four different pictures.
@@ -131,8 +131,8 @@ describe.each(dbKinds())('Scene forges over HTTP (%s)', (kind) => {
 
   it('honours every aspect ratio exactly', async () => {
     for (const [ratio, w, h] of [
-      ['9:16', 216, 384],
-      ['21:9', 384, 164],
+      ['9:16', 144, 256],
+      ['21:9', 256, 110],
     ] as const) {
       const res = await createForge({ blendingPrompt: 'Studio shot', productAssetIds: [product2], aspectRatio: ratio });
       expect(res.statusCode, res.body).toBe(202);
@@ -346,7 +346,7 @@ describe.each(dbKinds())('Scene forges over HTTP (%s)', (kind) => {
       expect.objectContaining({ code: 'HARDSPEC_ASPECT_MISMATCH', field: 'aspectRatio', severity: 'warning' }),
     ]);
     const done = await settledGeneration(t, key, `/v1/scene-forges/${f.sceneForgeId}`);
-    expect(done.variations[0]).toMatchObject({ width: 384, height: 216 });
+    expect(done.variations[0]).toMatchObject({ width: 256, height: 144 });
     expect(done.variations[0].warnings.map((w: Json) => w.code)).toContain('HARDSPEC_ASPECT_MISMATCH');
   });
 

@@ -80,7 +80,7 @@ async function submit(bases: string[], apiKey: string): Promise<Submitted> {
   const video = await b.post(`/brands/${brand.id}/generate-video`, {
     startImageAssetId: slot.assetId,
     userPrompts: ['Slow push-in'],
-    dimension: { width: 640, height: 480 },
+    dimension: { width: 456, height: 256 },
     model: 'video-model-7',
     duration: 2,
   });

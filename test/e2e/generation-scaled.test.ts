@@ -86,11 +86,11 @@ describe('generation in the scaled mode (real processes)', () => {
         const done = await settled(`/scene-forges/${forge.sceneForgeId}`, terminal);
         expect(done).toMatchObject({ status: 'completed', promptIsEnhanced: true });
         for (const v of done.variations) {
-          expect(v).toMatchObject({ status: 'completed', width: 384, height: 288 }); // ATELIER_IMAGE_LONG_SIDE
+          expect(v).toMatchObject({ status: 'completed', width: 256, height: 192 }); // ATELIER_IMAGE_LONG_SIDE
           const res = await fetch(v.asset.url); // a presigned S3 link
           expect(res.status).toBe(200);
           const meta = await sharp(Buffer.from(await res.arrayBuffer())).metadata();
-          expect([meta.width, meta.height]).toEqual([384, 288]);
+          expect([meta.width, meta.height]).toEqual([256, 192]);
         }
         // A refinement, made by the worker too: generation 2 with score deltas.
         const refined = await call('POST', `/scene-forges/${forge.sceneForgeId}/refinements`, {

@@ -35,9 +35,9 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     ATELIER_WORKER_CONCURRENCY: '2',
     ATELIER_RATE_LIMIT_PER_SECOND: '100000',
     ATELIER_RATE_LIMIT_BURST: '100000',
-    // Scenes at 384 px, as the in-process test apps (test/helpers/app.ts): these tests are about
+    // Scenes at 256 px, as the in-process test apps (test/helpers/app.ts): these tests are about
     // processes, crashes and queues; full-size output is the engine tests' and the benches' work.
-    ATELIER_IMAGE_LONG_SIDE: '384',
+    ATELIER_IMAGE_LONG_SIDE: '256',
     ...extra,
   });
 }
