@@ -51,6 +51,8 @@ export interface DepsOverrides extends CoreOverrides {
   engines?: (made: GenerationEngines) => GenerationEngines;
   /** Content Credentials signing (tests and benches: false stores generated files unsigned). */
   provenance?: false;
+  /** scrypt's cost N for new console passwords (tests: a cheaper one; stored hashes carry theirs). */
+  passwordCost?: number;
 }
 
 /** The app's dependencies, and what the CLI, the benches and the tests read beside them. */
@@ -180,7 +182,12 @@ export async function createDeps(config: Config, o: DepsOverrides = {}): Promise
   // Signed webhooks: terminal changes become deliveries (a sink: once, in the publishing process).
   const webhooksModule = createWebhooksModule({ db, clock, fetcher, jobs, config, access });
   changes.addSink((change) => webhooksModule.service.onChange(change));
-  const consoleModule = createConsoleModule({ db, clock, config });
+  const consoleModule = createConsoleModule({
+    db,
+    clock,
+    config,
+    ...(o.passwordCost ? { passwordCost: o.passwordCost } : {}),
+  });
   const brandsModule = createBrandsModule({ db, readCache, clock, storage, config, assetRefs: assetsModule.refs });
   const accessModule = createAccessModule({ repo, access, clock, config, console: consoleModule.service });
   const keyUsage = accessModule.keyUsage;

@@ -60,7 +60,13 @@ export async function createTestApp(kind: DbKind = 'sqlite', opts: TestAppOption
     ...opts.env,
   });
   const { env: _env, ...overrides } = opts;
-  const deps = await createDeps(config, { ...overrides, ...(schema ? { pgSchema: schema } : {}) });
+  // Console passwords hashed at scrypt N=2^10, not 2^15: the same code at a 32nd of the cost
+  // (~100 ms of CPU a sign-in otherwise; the console tests sign in hundreds of times).
+  const deps = await createDeps(config, {
+    passwordCost: 2 ** 10,
+    ...overrides,
+    ...(schema ? { pgSchema: schema } : {}),
+  });
   const app = await buildApp(deps);
   await app.ready();
   return {

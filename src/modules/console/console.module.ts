@@ -5,6 +5,7 @@ import { defineJob, type JobRef } from '../../jobs/types.ts';
 import { createAccessRepo } from '../access/access.repo.ts';
 import { createConsoleRepo } from './console.repo.ts';
 import { type ConsoleServiceDeps, createConsoleService } from './console.service.ts';
+import { createPasswords } from './passwords.ts';
 import { defineModule } from '../feature-module.ts';
 
 export const purgeConsoleSessionsJob: JobRef = { name: 'console.purge', payload: Type.Object({}) };
@@ -15,6 +16,8 @@ export interface ConsoleModuleDeps {
   db: Database;
   clock: Clock;
   config: ConsoleServiceDeps['config'];
+  /** scrypt's cost N for new password hashes (default PASSWORD_COST; tests pass a cheaper one). */
+  passwordCost?: number;
 }
 
 /** Wires console sign-in (src/modules/console): its service, the purge job and its schedule. */
@@ -25,6 +28,7 @@ export function createConsoleModule(deps: ConsoleModuleDeps) {
     access: createAccessRepo(deps.db),
     clock: deps.clock,
     config: deps.config,
+    passwords: createPasswords(deps.passwordCost),
   });
   const jobs = [
     defineJob({

@@ -8,7 +8,7 @@ import { AccessError } from '../access/access.errors.ts';
 import type { Principal } from '../access/access.service.ts';
 import { isRole } from '../access/access.roles.ts';
 import type { ConsoleRepo, SessionLookup } from './console.repo.ts';
-import { dummyHash, hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
+import { createPasswords, type Passwords, passwordProblem } from './passwords.ts';
 
 /** Lifetime of a console session (fixed from sign-in, not sliding). */
 export const SESSION_TTL_MS = 12 * 3_600_000;
@@ -78,10 +78,18 @@ export interface ConsoleServiceDeps {
   clock: Clock;
   /** The API's public base URL: invite links point at its console. */
   config: { publicUrl: string };
+  /** Password hashing (scrypt at PASSWORD_COST unless told). */
+  passwords?: Passwords;
 }
 
 /** Console sign-in: passwords, invites, cookie sessions and sign-in throttling. */
-export function createConsoleService({ repo, access, clock, config }: ConsoleServiceDeps) {
+export function createConsoleService({
+  repo,
+  access,
+  clock,
+  config,
+  passwords = createPasswords(),
+}: ConsoleServiceDeps) {
   const now = () => clock().toISOString();
 
   const invalidCredentials = () => new AppError(401, 'INVALID_CREDENTIALS', 'Wrong email or password');
@@ -151,7 +159,7 @@ export function createConsoleService({ repo, access, clock, config }: ConsoleSer
       }
       const found = await repo.findLogin(email.trim());
       // Unknown emails pay the same scrypt as known ones.
-      const ok = await verifyPassword(password, found?.password_hash ?? (await dummyHash()));
+      const ok = await passwords.verify(password, found?.password_hash ?? (await passwords.dummy()));
       if (!found || !ok) {
         await repo.recordFailure([emailBucket, pairBucket, ipBucket], now());
         throw invalidCredentials();
@@ -208,7 +216,7 @@ export function createConsoleService({ repo, access, clock, config }: ConsoleSer
         if (err instanceof AccessError) throw badRequest(err.message, undefined, 'INVALID_INVITE');
         throw err;
       }
-      await repo.setPassword(userId, await hashPassword(password), now());
+      await repo.setPassword(userId, await passwords.hash(password), now());
       return startSession(userId);
     },
 
@@ -232,7 +240,7 @@ export function createConsoleService({ repo, access, clock, config }: ConsoleSer
       const problem = passwordProblem(password);
       if (problem) throw new AccessError(`password ${problem}`);
       await checkLoginName(userId);
-      await repo.setPassword(userId, await hashPassword(password), now());
+      await repo.setPassword(userId, await passwords.hash(password), now());
     },
 
     /** Expired sessions, used or expired invites and old failure records. */

@@ -5,7 +5,7 @@ import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
  * key), stored as `scrypt$N$r$p$<salt>$<hash>` with base64url salt and hash, compared in constant
  * time. The parameters live in the string, so they can be raised later without a migration.
  */
-const N = 2 ** 15;
+export const PASSWORD_COST = 2 ** 15;
 const R = 8;
 const P = 1;
 const KEY_LENGTH = 32;
@@ -23,10 +23,11 @@ function scrypt(password: string, salt: Buffer, n: number, r: number, p: number,
   );
 }
 
-export async function hashPassword(password: string): Promise<string> {
+/** Hashes with scrypt's cost N (new hashes only: a stored hash is verified with the N it carries). */
+async function hashWith(n: number, password: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scrypt(password, salt, N, R, P, KEY_LENGTH);
-  return `scrypt$${N}$${R}$${P}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+  const key = await scrypt(password, salt, n, R, P, KEY_LENGTH);
+  return `scrypt$${n}$${R}$${P}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
 /** True when `password` matches `stored`; false (never a throw) for a malformed stored value. */
@@ -42,11 +43,27 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(actual, expected);
 }
 
-/** A stored hash of a password nobody knows: unknown emails are verified against it (same timing). */
-let dummy: Promise<string> | undefined;
-export function dummyHash(): Promise<string> {
-  dummy ??= hashPassword(randomBytes(32).toString('base64url'));
-  return dummy;
+export interface Passwords {
+  hash(password: string): Promise<string>;
+  verify(password: string, stored: string): Promise<boolean>;
+  /** A stored hash of a password nobody knows: unknown emails are verified against it (same timing). */
+  dummy(): Promise<string>;
+}
+
+/**
+ * Hashing at cost `n` (PASSWORD_COST unless told: the test apps pass a cheaper one, as scrypt at
+ * 2^15 takes ~100 ms of CPU a sign-in and the suite signs in hundreds of times).
+ */
+export function createPasswords(n = PASSWORD_COST): Passwords {
+  let dummy: Promise<string> | undefined;
+  return {
+    hash: (password) => hashWith(n, password),
+    verify: verifyPassword,
+    dummy() {
+      dummy ??= hashWith(n, randomBytes(32).toString('base64url'));
+      return dummy;
+    },
+  };
 }
 
 /** Why a new password is refused, or undefined when it is acceptable. */
