@@ -13,7 +13,7 @@ import type { Static, TSchema } from 'typebox';
  *       handler: async ({ assetId }, ctx) => { ... pending -> processing -> complete ... },
  *       onFailed: async ({ assetId }, err) => { ... mark the asset failed ... } }),
  *   ];
- *   // deps.ts: jobs.register(...assetJobs(deps)); await jobs.schedule('assets.sweep', {}, { everyMs: 60_000 });
+ *   // deps.ts registers every module's jobs and schedules from the `modules` list (FeatureModule)
  *   // assets.service.ts: await deps.jobs.enqueue(ProcessAsset, { assetId }, { jobId: assetId });
  */
 
