@@ -522,39 +522,41 @@ export function paintAccents(rgb: Uint8Array, W: number, H: number, spec: Accent
   const colour = paintColour(first, spec.productColor).map(toLinear);
   const cam = cameraFor(W, H, spec.focus);
   const focusX = spec.focus.box.left + spec.focus.box.width / 2;
+  const sweep = sweepLight(cam, spec.lightAngle, focusX);
   if (spec.surface === 'wall') {
-    paintWall(rgb, W, H, colour, cam, spec.lightAngle, focusX);
+    paintWall(rgb, W, H, colour, cam, sweep);
     if (second) gelWash(rgb, W, H, second.map(toLinear), cam, spec.lightAngle);
     return;
   }
-  paintSweep(rgb, W, H, colour, cam, spec.lightAngle, focusX, spec.seed);
+  paintSweep(rgb, W, H, colour, cam, sweep, spec.seed);
   const prop = planProp(cam, { avoid: spec.focus.box, lightAngle: spec.lightAngle, seed: spec.seed });
   if (prop) {
     // A second colour, else a deeper tone of the paper's: tone on tone.
     const propColour = second ? paintColour(second, spec.productColor).map(toLinear) : colour.map((v) => v * 0.78);
     const footX = (prop.bounds.left + prop.bounds.right) / 2;
-    const exposure = sweepLight(cam, spec.lightAngle, focusX)(footX, prop.bounds.bottom);
+    const exposure = sweep(footX, prop.bounds.bottom);
     paintProp(rgb, W, H, prop, propColour, exposure, spec.seed);
   } else if (second) {
     gelWash(rgb, W, H, second.map(toLinear), cam, spec.lightAngle);
   }
 }
 
-/** Seamless paper in a colour (linear RGB) over the whole studio sweep, in place (paintAccents). */
+/** The set's light (sweepLight) at a pixel. */
+type SetLight = (x: number, y: number) => number;
+
+/** Seamless paper in a colour (linear RGB) over the whole studio sweep, lit by `sweep`, in place (paintAccents). */
 function paintSweep(
   rgb: Uint8Array,
   W: number,
   H: number,
   colour: number[],
   cam: SetCamera,
-  lightAngle: number,
-  focusX: number,
+  sweep: SetLight,
   seed: number,
 ): void {
   const ref = medianLight(rgb, W, 0, H);
   const mottle = noiseField(hashSeed(seed, 0x9a9e));
   const rand = prng(hashSeed(seed, 0x70074, W, H));
-  const sweep = sweepLight(cam, lightAngle, focusX);
   const tile = grainTile(rand, 2.5);
   // The paper's mottle is smooth: worked out every 4 px along a row, linear between.
   const paper = new Float32Array((W >> 2) + 2);
@@ -592,15 +594,7 @@ function paintSweep(
  * painted wall bounces a little of its colour onto the floor, fading within a few per cent of the
  * height.
  */
-function paintWall(
-  rgb: Uint8Array,
-  W: number,
-  H: number,
-  colour: number[],
-  cam: SetCamera,
-  lightAngle: number,
-  focusX: number,
-): void {
+function paintWall(rgb: Uint8Array, W: number, H: number, colour: number[], cam: SetCamera, sweep: SetLight): void {
   const hy = cam.horizonY;
   const band = Math.max(1.5, 0.008 * H);
   const rows = Math.min(H, Math.ceil(hy + band));
@@ -609,7 +603,6 @@ function paintWall(
   // The wall's own colour (its median a*, b*) tells the wall from what stands before it.
   const lab = toLab(rgb.subarray(0, rows * W * 3), rows * W, 3);
   const [wallA, wallB] = medianChroma(lab, W, 0, Math.floor(hy - band));
-  const sweep = sweepLight(cam, lightAngle, focusX);
   for (let y = 0; y < rows; y++) {
     const cover = 1 - smooth01((y - (hy - band)) / (2 * band));
     if (cover <= 0) continue;
