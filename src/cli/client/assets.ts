@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Asset } from '../../../sdk/src/index.ts';
 import { positional, UsageError } from '../args.ts';
-import { type Ctx, int, unknownAction } from './context.ts';
+import { type Ctx, int, ResourceFailed, unknownAction, WAIT_OUT } from './context.ts';
 import { downloadAll, progressReporter, summary, table } from './output.ts';
 
 export const USAGE = `atelier assets <command>
@@ -67,7 +67,7 @@ export async function run(action: string | undefined, argv: string[], ctx: Ctx):
     return;
   }
   if (action === 'get') {
-    const { values, positionals } = ctx.parse(argv, { wait: { type: 'boolean' }, out: { type: 'string' } }, USAGE);
+    const { values, positionals } = ctx.parse(argv, WAIT_OUT, USAGE);
     const id = positional(positionals, 0, 'assetId');
     const a = values.wait ? await ctx.wait('asset', id, `asset ${id}`) : await ctx.atelier.assets.get(id);
     if (values.out) await downloadAll(ctx.atelier, values.out, [{ name: a.id, url: a.url }], ctx.io);
@@ -101,6 +101,3 @@ export async function run(action: string | undefined, argv: string[], ctx: Ctx):
   }
   unknownAction('assets', action, USAGE);
 }
-
-/** A waited-for resource ended `failed` (exit 1, after the result was printed). */
-export class ResourceFailed extends Error {}

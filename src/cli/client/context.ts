@@ -14,6 +14,9 @@ export const COMMON = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Options;
 
+/** `--wait` and `--out DIR`: the options of the commands that wait for a run and save its files. */
+export const WAIT_OUT = { wait: { type: 'boolean' }, out: { type: 'string' } } as const satisfies Options;
+
 /** What a command module gets: the parsed arguments' owner, the output, and the client on demand. */
 export class Ctx {
   #client: Atelier | undefined;
@@ -64,6 +67,12 @@ export class Ctx {
     this.io.out(this.json ? JSON.stringify(value) : human());
   }
 
+  /** Prints a run (print), then ends the command with ResourceFailed (exit 1) if the run failed. */
+  printRun<T extends { status: string }>(run: T, human: (run: T) => string, failure: string): void {
+    this.print(run, () => human(run));
+    if (run.status === 'failed') throw new ResourceFailed(failure);
+  }
+
   /** waitFor with a progress bar (TTY) or plain lines on stderr. */
   async wait<K extends PollableKind>(
     kind: K,
@@ -79,6 +88,9 @@ export class Ctx {
     }
   }
 }
+
+/** A waited-for resource ended `failed` (exit 1, after the result was printed). */
+export class ResourceFailed extends Error {}
 
 /** `--help` on a command: print its usage, exit 0. */
 export class HelpRequested extends Error {

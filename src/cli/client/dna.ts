@@ -1,6 +1,5 @@
 import type { BrandDnaVersionSummary } from '../../../sdk/src/index.ts';
 import { positional } from '../args.ts';
-import { ResourceFailed } from './assets.ts';
 import { type Ctx, list, unknownAction } from './context.ts';
 import { summary, table } from './output.ts';
 
@@ -53,9 +52,7 @@ export async function run(action: string | undefined, argv: string[], ctx: Ctx):
         ? await dna().create(brandId, { ...sources, ...(values.name ? { name: values.name } : {}) })
         : await dna().rerun(brandId, positional(positionals, 1, 'versionId'), sources);
     if (values.wait) v = await ctx.wait('brandDnaVersion', v.versionId, `brand DNA ${v.versionId}`, { brandId });
-    ctx.print(v, () => show(v));
-    if (v.status === 'failed') throw new ResourceFailed(`brand DNA version ${v.versionId} failed`);
-    return;
+    return ctx.printRun(v, show, `brand DNA version ${v.versionId} failed`);
   }
   if (action === 'get') {
     const { values, positionals } = ctx.parse(argv, { wait: { type: 'boolean' } }, USAGE);

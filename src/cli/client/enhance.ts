@@ -1,6 +1,5 @@
 import type { ImageToVideoPromptEnhancement, ScenePromptEnhancement } from '../../../sdk/src/index.ts';
 import { positional } from '../args.ts';
-import { ResourceFailed } from './assets.ts';
 import { type Ctx, int, list, need, unknownAction } from './context.ts';
 import { summary } from './output.ts';
 
@@ -54,9 +53,7 @@ export async function run(action: string | undefined, argv: string[], ctx: Ctx):
     };
     let e = await ctx.atelier.enhancements.create(brandId, body);
     if (values.wait) e = await ctx.wait('enhancement', e, `enhancement ${e.promptEnhancementId}`);
-    ctx.print(e, () => showScene(e));
-    if (e.status === 'failed') throw new ResourceFailed(`enhancement ${e.promptEnhancementId} failed`);
-    return;
+    return ctx.printRun(e, showScene, `enhancement ${e.promptEnhancementId} failed`);
   }
   if (action === 'video') {
     const { values, positionals } = ctx.parse(
@@ -89,9 +86,7 @@ export async function run(action: string | undefined, argv: string[], ctx: Ctx):
     };
     let e = await ctx.atelier.videoEnhancements.create(brandId, body);
     if (values.wait) e = await ctx.wait('videoEnhancement', e, `enhancement ${e.promptEnhancementId}`);
-    ctx.print(e, () => showVideo(e));
-    if (e.status === 'failed') throw new ResourceFailed(`enhancement ${e.promptEnhancementId} failed`);
-    return;
+    return ctx.printRun(e, showVideo, `enhancement ${e.promptEnhancementId} failed`);
   }
   if (action === 'get') {
     const { values, positionals } = ctx.parse(argv, { video: { type: 'boolean' }, wait: { type: 'boolean' } }, USAGE);

@@ -1,7 +1,6 @@
 import type { EnvironmentGeneration } from '../../../sdk/src/index.ts';
 import { positional } from '../args.ts';
-import { ResourceFailed } from './assets.ts';
-import { type Ctx, need, unknownAction } from './context.ts';
+import { type Ctx, need, unknownAction, WAIT_OUT } from './context.ts';
 import { downloadAll, summary } from './output.ts';
 
 export const USAGE = `atelier environments <command>
@@ -19,7 +18,7 @@ const show = (e: EnvironmentGeneration) =>
   ]);
 
 export async function run(action: string | undefined, argv: string[], ctx: Ctx): Promise<void> {
-  const opts = { wait: { type: 'boolean' }, out: { type: 'string' }, prompt: { type: 'string' } } as const;
+  const opts = { ...WAIT_OUT, prompt: { type: 'string' } } as const;
   let e: EnvironmentGeneration;
   const { values, positionals } = ctx.parse(argv, opts, USAGE);
   if (action === 'create') {
@@ -38,7 +37,5 @@ export async function run(action: string | undefined, argv: string[], ctx: Ctx):
       ctx.io,
     );
   }
-  ctx.print(e, () => show(e));
-  if (e.status === 'failed')
-    throw new ResourceFailed(`environment ${e.environmentGenerationId} failed: ${e.errorCode ?? ''}`);
+  ctx.printRun(e, show, `environment ${e.environmentGenerationId} failed: ${e.errorCode ?? ''}`);
 }

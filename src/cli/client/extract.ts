@@ -1,6 +1,5 @@
 import type { Extraction } from '../../../sdk/src/index.ts';
 import { positional } from '../args.ts';
-import { ResourceFailed } from './assets.ts';
 import { type Ctx, unknownAction } from './context.ts';
 import { summary, table } from './output.ts';
 
@@ -46,9 +45,7 @@ export async function run(action: string | undefined, argv: string[], ctx: Ctx):
       ...(values.media ? { media: values.media as Extraction['media'] } : {}),
     });
     if (values.wait) x = await ctx.wait('extraction', x, `extraction ${x.extractionId}`);
-    ctx.print(x, () => show(x));
-    if (x.status === 'failed') throw new ResourceFailed(`extraction ${x.extractionId} failed: ${x.errorCode}`);
-    return;
+    return ctx.printRun(x, show, `extraction ${x.extractionId} failed: ${x.errorCode}`);
   }
   if (action === 'get') {
     const { values, positionals } = ctx.parse(

@@ -1,9 +1,8 @@
 import { AtelierError } from '../../../sdk/src/index.ts';
 import { UsageError } from '../args.ts';
-import { ResourceFailed } from './assets.ts';
 import type { ClientCommand } from './commands.ts';
 import { ClientConfigError } from './config.ts';
-import { Ctx, HelpRequested } from './context.ts';
+import { Ctx, HelpRequested, ResourceFailed } from './context.ts';
 import { type Io, processIo } from './output.ts';
 
 interface CommandModule {

@@ -1,7 +1,6 @@
 import type { SceneForge, Variation } from '../../../sdk/src/index.ts';
 import { positional } from '../args.ts';
-import { ResourceFailed } from './assets.ts';
-import { type Ctx, int, list, need, unknownAction } from './context.ts';
+import { type Ctx, int, list, need, unknownAction, WAIT_OUT } from './context.ts';
 import { downloadAll, summary, table } from './output.ts';
 
 export const USAGE = `atelier scenes <command>
@@ -50,17 +49,15 @@ async function finish(ctx: Ctx, forge: SceneForge, o: { wait?: boolean; out?: st
       ctx.io,
     );
   }
-  ctx.print(f, () => showForge(f));
-  if (f.status === 'failed') throw new ResourceFailed(`scene forge ${f.sceneForgeId} failed: ${f.errorCode ?? ''}`);
+  ctx.printRun(f, showForge, `scene forge ${f.sceneForgeId} failed: ${f.errorCode ?? ''}`);
 }
 
 export async function run(action: string | undefined, argv: string[], ctx: Ctx): Promise<void> {
-  const waitOut = { wait: { type: 'boolean' }, out: { type: 'string' } } as const;
   if (action === 'create') {
     const { values, positionals } = ctx.parse(
       argv,
       {
-        ...waitOut,
+        ...WAIT_OUT,
         prompt: { type: 'string' },
         product: { type: 'string', multiple: true },
         environment: { type: 'string' },
@@ -86,7 +83,7 @@ export async function run(action: string | undefined, argv: string[], ctx: Ctx):
     return finish(ctx, await ctx.atelier.scenes.create(brandId, body), values);
   }
   if (action === 'get') {
-    const { values, positionals } = ctx.parse(argv, waitOut, USAGE);
+    const { values, positionals } = ctx.parse(argv, WAIT_OUT, USAGE);
     return finish(ctx, await ctx.atelier.scenes.get(positional(positionals, 0, 'sceneForgeId')), values);
   }
   if (action === 'list') {
@@ -113,7 +110,7 @@ export async function run(action: string | undefined, argv: string[], ctx: Ctx):
   if (action === 'refine') {
     const { values, positionals } = ctx.parse(
       argv,
-      { ...waitOut, objective: { type: 'string' }, count: { type: 'string' } },
+      { ...WAIT_OUT, objective: { type: 'string' }, count: { type: 'string' } },
       USAGE,
     );
     const f = await ctx.atelier.scenes.refine(positional(positionals, 0, 'sceneForgeId'), {

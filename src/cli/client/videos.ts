@@ -1,7 +1,6 @@
 import type { GeneratedVideosGroup } from '../../../sdk/src/index.ts';
 import { positional, UsageError } from '../args.ts';
-import { ResourceFailed } from './assets.ts';
-import { type Ctx, int, list, unknownAction } from './context.ts';
+import { type Ctx, int, list, unknownAction, WAIT_OUT } from './context.ts';
 import { downloadAll, summary, table } from './output.ts';
 
 export const USAGE = `atelier videos <command>
@@ -37,8 +36,7 @@ async function finish(ctx: Ctx, group: GeneratedVideosGroup, o: { wait?: boolean
       ctx.io,
     );
   }
-  ctx.print(g, () => show(g));
-  if (g.status === 'failed') throw new ResourceFailed(`video group ${g.generatedVideosGroupId} failed`);
+  ctx.printRun(g, show, `video group ${g.generatedVideosGroupId} failed`);
 }
 
 function size(value: string | undefined): { width: number; height: number } {
@@ -48,12 +46,11 @@ function size(value: string | undefined): { width: number; height: number } {
 }
 
 export async function run(action: string | undefined, argv: string[], ctx: Ctx): Promise<void> {
-  const waitOut = { wait: { type: 'boolean' }, out: { type: 'string' } } as const;
   if (action === 'create') {
     const { values, positionals } = ctx.parse(
       argv,
       {
-        ...waitOut,
+        ...WAIT_OUT,
         start: { type: 'string' },
         end: { type: 'string' },
         prompt: { type: 'string', multiple: true },
@@ -87,7 +84,7 @@ export async function run(action: string | undefined, argv: string[], ctx: Ctx):
     return finish(ctx, group, values);
   }
   if (action === 'get') {
-    const { values, positionals } = ctx.parse(argv, waitOut, USAGE);
+    const { values, positionals } = ctx.parse(argv, WAIT_OUT, USAGE);
     return finish(ctx, await ctx.atelier.videos.get(positional(positionals, 0, 'groupId')), values);
   }
   if (action === 'list') {
