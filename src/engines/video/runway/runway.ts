@@ -112,6 +112,16 @@ export interface RunwayModelCapabilities {
 export const RUNWAY_RATIOS = ['1280:720', '720:1280', '1104:832', '832:1104', '960:960', '1584:672'];
 const VEO_RATIOS = ['1280:720', '720:1280', '1080:1920', '1920:1080'];
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+/** veo3.1 and veo3.1_fast take the same request (RUNWAY_MODELS). */
+const VEO31: RunwayModelCapabilities = {
+  ratios: VEO_RATIOS,
+  durations: [4, 6, 8],
+  seed: false,
+  lastFrame: true,
+  promptMax: 1000,
+  promptRequired: false,
+  audio: true,
+};
 
 /**
  * The image-to-video models this adapter knows (runwayml/sdk-node HEAD ecb7e33, 4.12.0,
@@ -144,25 +154,9 @@ export const RUNWAY_MODELS: Readonly<Record<string, RunwayModelCapabilities>> = 
   },
   // :171-222: ratio (:184), audio (:189), duration 4 | 6 | 8 (:194), promptText ≤ 1000 (:202-205),
   // 'first' | 'last' (:215), no seed; "does not support generating with only a last frame" (:176-178).
-  'veo3.1': {
-    ratios: VEO_RATIOS,
-    durations: [4, 6, 8],
-    seed: false,
-    lastFrame: true,
-    promptMax: 1000,
-    promptRequired: false,
-    audio: true,
-  },
+  'veo3.1': VEO31,
   // :224-275: as veo3.1 (:237, :242, :247, :255-258, :268).
-  'veo3.1_fast': {
-    ratios: VEO_RATIOS,
-    durations: [4, 6, 8],
-    seed: false,
-    lastFrame: true,
-    promptMax: 1000,
-    promptRequired: false,
-    audio: true,
-  },
+  'veo3.1_fast': VEO31,
   // :604-647: duration required and 8 (:608), ratio (:620), promptText ≤ 1000 (:628-631), 'first' only (:640).
   veo3: {
     ratios: VEO_RATIOS,
