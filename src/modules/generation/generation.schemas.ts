@@ -70,16 +70,26 @@ export const ScoreDeltas = Type.Object(
   { title: 'ScoreDeltas', description: 'This variation minus its source variation, per score' },
 );
 
-/** Terminal-state and timestamp members every generation resource has (absent until set). */
-export const Lifecycle = {
-  status: GenerationStatus,
-  errorCode: Type.Optional(Type.String({ description: 'e.g. GENERATION_FAILED' })),
-  errorMessage: Type.Optional(Type.String()),
+/** The timestamps of a generation resource or variation (the terminal ones absent until set). */
+export const Timestamps = {
   createdAt: DateTime,
   updatedAt: DateTime,
   completedAt: Type.Optional(DateTime),
   failedAt: Type.Optional(DateTime),
 };
+
+/** Terminal-state and timestamp members every generation resource has (absent until set). */
+export const Lifecycle = {
+  status: GenerationStatus,
+  errorCode: Type.Optional(Type.String({ description: 'e.g. GENERATION_FAILED' })),
+  errorMessage: Type.Optional(Type.String()),
+  ...Timestamps,
+};
+
+/** The `partner` filter of the scene forge and video group lists. */
+export const PartnerFilter = Type.Optional(
+  StringEnum(['all', ...PARTNERS] as const, { description: 'Omitted: the default bucket only; all: every partner' }),
+);
 
 export const PageQuery = {
   page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 }),

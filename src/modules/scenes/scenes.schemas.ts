@@ -11,11 +11,12 @@ import {
   ListPagination,
   PageQuery,
   Partner,
-  PARTNERS,
+  PartnerFilter,
   ProductAssetIds,
   Prompt,
   ScoreDeltas,
   Scores,
+  Timestamps,
   Warning,
 } from '../generation/generation.schemas.ts';
 
@@ -63,10 +64,7 @@ export const Variation = Type.Object(
     scoreDeltas: Type.Optional(ScoreDeltas),
     errorCode: Type.Optional(Type.String()),
     errorMessage: Type.Optional(Type.String()),
-    createdAt: DateTime,
-    updatedAt: DateTime,
-    completedAt: Type.Optional(DateTime),
-    failedAt: Type.Optional(DateTime),
+    ...Timestamps,
     warnings: Type.Array(Warning),
     critiqueStatus: Type.Optional(Type.String()),
     critique: Type.Optional(Critique),
@@ -129,9 +127,7 @@ export const SceneForge = Type.Object(
 export type SceneForge = Static<typeof SceneForge>;
 
 export const ListSceneForgesQuery = Type.Object({
-  partner: Type.Optional(
-    StringEnum(['all', ...PARTNERS] as const, { description: 'Omitted: the default bucket only; all: every partner' }),
-  ),
+  partner: PartnerFilter,
   ...PageQuery,
   sort: Type.Optional(
     StringEnum(sortValues(['createdAt', 'updatedAt'] as const), {

@@ -9,7 +9,8 @@ import {
   ListPagination,
   PageQuery,
   Partner,
-  PARTNERS,
+  PartnerFilter,
+  Timestamps,
   Warning,
 } from '../generation/generation.schemas.ts';
 import {
@@ -156,10 +157,7 @@ export const GeneratedVideosGroup = Type.Object(
     duration: Type.Integer({ description: 'Seconds' }),
     variations: Type.Array(GeneratedVideo, { description: 'One per submitted prompt, in order' }),
     error: VideoError,
-    createdAt: DateTime,
-    updatedAt: DateTime,
-    completedAt: Type.Optional(DateTime),
-    failedAt: Type.Optional(DateTime),
+    ...Timestamps,
   },
   { title: 'GeneratedVideosGroup' },
 );
@@ -172,9 +170,7 @@ export const GeneratedVideosGroupList = Type.Object(
 export type GeneratedVideosGroupList = Static<typeof GeneratedVideosGroupList>;
 
 export const ListVideoGroupsQuery = Type.Object({
-  partner: Type.Optional(
-    StringEnum(['all', ...PARTNERS] as const, { description: 'Omitted: the default bucket only; all: every partner' }),
-  ),
+  partner: PartnerFilter,
   page: PageQuery.page,
   limit: PageQuery.limit,
   sortBy: StringEnum(['createdAt'] as const, { default: 'createdAt' }),
