@@ -12,12 +12,7 @@ import type { SceneEngine } from './scene-engine.ts';
 export interface SceneEngineDeps extends Partial<ProviderDeps>, LocalEngineDeps<SceneEngine> {}
 
 /** A scene engine provider (`IMAGE_ENGINE=<kind>`), listed in ./providers.ts. */
-export type SceneProvider<Kind extends string, Settings extends object> = Provider<
-  Kind,
-  Settings,
-  SceneEngineDeps,
-  SceneEngine
->;
+export type SceneProvider<K extends string, S extends object> = Provider<K, S, SceneEngineDeps, SceneEngine>;
 
 /**
  * The IMAGE_* variables the providers share, checked whichever engine is chosen:

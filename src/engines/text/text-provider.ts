@@ -19,9 +19,4 @@ export interface TextEngineDeps {
 }
 
 /** A text engine provider, listed in ./providers.ts. */
-export type TextProvider<Kind extends string, Settings extends object> = Provider<
-  Kind,
-  Settings,
-  TextEngineDeps,
-  TextEngines
->;
+export type TextProvider<K extends string, S extends object> = Provider<K, S, TextEngineDeps, TextEngines>;

@@ -11,12 +11,7 @@ import type { VideoEngine } from './video-engine.ts';
 export interface VideoEngineDeps extends Partial<ProviderDeps>, LocalEngineDeps<VideoEngine> {}
 
 /** A video engine provider (`VIDEO_ENGINE=<kind>`), listed in ./providers.ts. */
-export type VideoProvider<Kind extends string, Settings extends object> = Provider<
-  Kind,
-  Settings,
-  VideoEngineDeps,
-  VideoEngine
->;
+export type VideoProvider<K extends string, S extends object> = Provider<K, S, VideoEngineDeps, VideoEngine>;
 
 /**
  * The VIDEO_* variables the providers share, checked whichever engine is chosen:
