@@ -3,6 +3,9 @@ import { Type } from 'typebox';
 /** A UUID string (path parameters, ids in bodies). */
 export const Uuid = Type.String({ format: 'uuid' });
 
+/** The response of a 204 to a DELETE: no body. */
+export const Deleted = { type: 'null', description: 'Deleted' } as const;
+
 /** A string enum (one `enum` keyword in JSON Schema and OpenAPI), typed as the union of its values. */
 export const StringEnum = <T extends readonly string[]>(
   values: T,

@@ -5,7 +5,7 @@ import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
 import type { Clock } from '../../clock.ts';
 import { principalOf } from '../access/access.auth.ts';
 import { errorResponses, fieldError } from '../../http/errors.ts';
-import { textProblem } from '../../http/schemas.ts';
+import { Deleted, textProblem } from '../../http/schemas.ts';
 import {
   AssetIdParams,
   AssetListResponse,
@@ -112,7 +112,7 @@ export function assetsRoutes(deps: AssetsRoutesDeps): FastifyPluginAsync {
           tags: ['console'],
           params: AssetIdParams,
           response: {
-            204: { type: 'null', description: 'Deleted' },
+            204: Deleted,
             ...errorResponses(400, 401, 403, 404, 409, 429, 500),
           },
         },

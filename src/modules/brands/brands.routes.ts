@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { Database } from '../../adapters/db/database.ts';
 import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
 import { errorResponses } from '../../http/errors.ts';
+import { Deleted } from '../../http/schemas.ts';
 import { principalOf } from '../access/access.auth.ts';
 import {
   Brand,
@@ -165,7 +166,7 @@ export function brandsRoutes(deps: BrandsRoutesDeps): FastifyPluginAsync {
           tags: ['console'],
           params: BrandParams,
           response: {
-            204: { type: 'null', description: 'Deleted' },
+            204: Deleted,
             ...errorResponses(400, 401, 403, 404, 409, 429, 500),
           },
         },

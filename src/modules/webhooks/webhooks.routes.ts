@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../access/access.auth.ts';
 import { badRequest, conflict, errorResponses, notFound } from '../../http/errors.ts';
+import { Deleted } from '../../http/schemas.ts';
 import { pageInfo, pageLinks, pageOffset } from '../../http/pagination.ts';
 import {
   CreateEndpointBody,
@@ -174,7 +175,7 @@ export function webhooksRoutes(deps: WebhooksRoutesDeps): FastifyPluginAsync {
           tags,
           params: EndpointParams,
           response: {
-            204: { type: 'null', description: 'Deleted' },
+            204: Deleted,
             ...errorResponses(400, 401, 403, 404, 429, 500),
           },
         },
