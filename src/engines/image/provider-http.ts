@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import sharp, { type Metadata } from 'sharp';
 import { createFetcher, FetchError, type Fetcher, type FetchResult } from '../../adapters/fetch/fetcher.ts';
 import type { InputHost } from './provider-inputs.ts';
-import { type EngineWarning, GenerationError, type SceneRequest, type SceneResult } from './scene-engine.ts';
+import {
+  type EngineWarning,
+  GenerationError,
+  type SceneEngine,
+  type SceneRequest,
+  type SceneResult,
+} from './scene-engine.ts';
 
 /**
  * What the provider adapters (openai-images, fal, replicate, comfyui) share: JSON and multipart
@@ -303,6 +309,18 @@ export function providerSessions(
 ): (req: { signal?: AbortSignal | undefined }) => ProviderSession {
   const http = createProviderHttp({ ...settings, ...o, secrets: [settings.apiKey] }, deps);
   return (req) => http.session({ ...(req.signal ? { signal: req.signal } : {}) });
+}
+
+/**
+ * A provider's SceneEngine: each generation opens its session (`sessions`, from providerSessions)
+ * and runs `generate` in it (as the video providers' providerEngine).
+ */
+export function providerSceneEngine(
+  name: string,
+  sessions: (req: SceneRequest) => ProviderSession,
+  generate: (req: SceneRequest, s: ProviderSession) => Promise<SceneResult>,
+): SceneEngine {
+  return { name, generate: async (req) => generate(req, sessions(req)) };
 }
 
 const IMAGE_FORMATS = new Set(['png', 'jpeg', 'webp', 'gif', 'avif', 'tiff', 'heif']);

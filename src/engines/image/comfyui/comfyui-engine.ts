@@ -5,6 +5,7 @@ import {
   fitProviderImage,
   type ProviderDeps,
   type ProviderLimits,
+  providerSceneEngine,
   providerSceneResult,
   providerSessions,
   withDefaultFetchers,
@@ -127,72 +128,68 @@ export function createComfyUiSceneEngine(settings: ComfyUiSettings, deps: Provid
     retry: comfyRetry,
   });
 
-  return {
-    name,
-    async generate(req: SceneRequest): Promise<SceneResult> {
-      const s = session(req);
-      const warnings: EngineWarning[] = [];
-      const size = generationSize(req.width, req.height, {
-        maxPixels: settings.maxPixels ?? 1_572_864,
-        multiple: settings.sizeMultiple ?? 8,
-      });
-      const vars: Record<string, string | number> = {
-        ...requestVars(req, settings.negativePrompt ?? DEFAULT_NEGATIVE_PROMPT, size),
-        aspect_ratio: req.aspectRatio,
-        variation_index: req.variationIndex,
-        palette: req.palette.join(', '),
-      };
-      const upload = async (png: Buffer, prefix: string, what: string) =>
-        client.upload(s, png, contentName(png, prefix), what);
+  return providerSceneEngine(name, session, async (req, s) => {
+    const warnings: EngineWarning[] = [];
+    const size = generationSize(req.width, req.height, {
+      maxPixels: settings.maxPixels ?? 1_572_864,
+      multiple: settings.sizeMultiple ?? 8,
+    });
+    const vars: Record<string, string | number> = {
+      ...requestVars(req, settings.negativePrompt ?? DEFAULT_NEGATIVE_PROMPT, size),
+      aspect_ratio: req.aspectRatio,
+      variation_index: req.variationIndex,
+      palette: req.palette.join(', '),
+    };
+    const upload = async (png: Buffer, prefix: string, what: string) =>
+      client.upload(s, png, contentName(png, prefix), what);
 
-      let canvas: ProductCanvas | undefined;
-      if (usesCanvas) {
-        canvas = await productCanvas(req, size.width, size.height);
-        warnings.push(...canvas.warnings);
-        vars.product_canvas = await upload(canvas.canvas, 'atelier-canvas', 'product canvas');
-        vars.product_mask = await upload(canvas.mask, 'atelier-mask', 'product mask');
-      }
-      for (const p of used) {
-        const product = p === 'product_image' ? 1 : /^product_image_(\d+)$/.exec(p)?.[1];
-        if (product !== undefined) {
-          const n = Number(product);
-          const bytes = req.products[n - 1]?.bytes;
-          if (!bytes) {
-            throw new GenerationError(
-              `The ComfyUI workflow needs product image ${n} ({{${p}}}) but the request has ${req.products.length} product(s)`,
-            );
-          }
-          const png = await toPngInput(bytes, `product image ${n}`, settings.maxInputSide ?? 2048);
-          vars[p] = await upload(png, `atelier-product-${n}`, `product image ${n}`);
-        } else if (p === 'backdrop_image') {
-          if (!req.backdrop)
-            throw new GenerationError(
-              'The ComfyUI workflow needs a backdrop ({{backdrop_image}}) but the request has none',
-            );
-          const png = await toPngInput(req.backdrop, 'backdrop image', settings.maxInputSide ?? 2048);
-          vars[p] = await upload(png, 'atelier-backdrop', 'backdrop image');
+    let canvas: ProductCanvas | undefined;
+    if (usesCanvas) {
+      canvas = await productCanvas(req, size.width, size.height);
+      warnings.push(...canvas.warnings);
+      vars.product_canvas = await upload(canvas.canvas, 'atelier-canvas', 'product canvas');
+      vars.product_mask = await upload(canvas.mask, 'atelier-mask', 'product mask');
+    }
+    for (const p of used) {
+      const product = p === 'product_image' ? 1 : /^product_image_(\d+)$/.exec(p)?.[1];
+      if (product !== undefined) {
+        const n = Number(product);
+        const bytes = req.products[n - 1]?.bytes;
+        if (!bytes) {
+          throw new GenerationError(
+            `The ComfyUI workflow needs product image ${n} ({{${p}}}) but the request has ${req.products.length} product(s)`,
+          );
         }
+        const png = await toPngInput(bytes, `product image ${n}`, settings.maxInputSide ?? 2048);
+        vars[p] = await upload(png, `atelier-product-${n}`, `product image ${n}`);
+      } else if (p === 'backdrop_image') {
+        if (!req.backdrop)
+          throw new GenerationError(
+            'The ComfyUI workflow needs a backdrop ({{backdrop_image}}) but the request has none',
+          );
+        const png = await toPngInput(req.backdrop, 'backdrop image', settings.maxInputSide ?? 2048);
+        vars[p] = await upload(png, 'atelier-backdrop', 'backdrop image');
       }
+    }
 
-      notSent(req, used, usesCanvas, workflowName, warnings);
+    notSent(req, used, usesCanvas, workflowName, warnings);
 
-      const { entry } = await client.run(s, substitute(workflow, vars), {
-        ...(settings.outputNode !== undefined ? { outputNode: settings.outputNode } : {}),
-        intervals: { intervalMs: settings.pollIntervalMs ?? 1000, maxIntervalMs: settings.maxPollIntervalMs ?? 3000 },
-        warnings,
-      });
+    const { entry } = await client.run(s, substitute(workflow, vars), {
+      ...(settings.outputNode !== undefined ? { outputNode: settings.outputNode } : {}),
+      intervals: { intervalMs: settings.pollIntervalMs ?? 1000, maxIntervalMs: settings.maxPollIntervalMs ?? 3000 },
+      warnings,
+    });
 
-      const image = pickImage(entry, settings.outputNode);
-      if (!image) {
-        throw s.fail(
-          `${LABEL} finished the workflow without an image${settings.outputNode ? ` from node ${settings.outputNode}` : ''} (is there a SaveImage node?)`,
-        );
-      }
-      const bytes = await s.downloadImage(client.viewUrl(image));
-      if (!canvas) return providerSceneResult(req, bytes, name, warnings);
-      return placedResult(req, bytes, canvas, name, warnings);
-    },
-  };
+    const image = pickImage(entry, settings.outputNode);
+    if (!image) {
+      throw s.fail(
+        `${LABEL} finished the workflow without an image${settings.outputNode ? ` from node ${settings.outputNode}` : ''} (is there a SaveImage node?)`,
+      );
+    }
+    const bytes = await s.downloadImage(client.viewUrl(image));
+    if (!canvas) return providerSceneResult(req, bytes, name, warnings);
+    return placedResult(req, bytes, canvas, name, warnings);
+  });
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   type ProviderDeps,
   type ProviderLimits,
   providerError,
+  providerSceneEngine,
   providerSceneResult,
   providerSessions,
   type RetryPolicy,
@@ -18,7 +19,7 @@ import {
   withDefaultFetchers,
 } from '../provider-http.ts';
 import { toPngInput } from '../provider-inputs.ts';
-import type { EngineWarning, SceneEngine, SceneRequest, SceneResult } from '../scene-engine.ts';
+import type { EngineWarning, SceneEngine, SceneRequest } from '../scene-engine.ts';
 import { imageApiEnv, type SceneProvider } from '../scene-provider.ts';
 
 /**
@@ -226,146 +227,142 @@ export function createOpenAiImagesSceneEngine(settings: OpenAiImagesSettings, de
     retry: openAiImagesRetry,
   });
 
-  return {
-    name,
-    async generate(req: SceneRequest): Promise<SceneResult> {
-      const s = session(req);
-      const size = nearestSize(sizes, req.width, req.height);
-      const warnings: EngineWarning[] = [
-        {
-          code: 'SEED_NOT_SUPPORTED',
-          severity: 'info',
-          message: `${LABEL} takes no seed: the same request can give a different image`,
-        },
-      ];
-      const onHttpError = (status: number, body: Buffer) =>
-        status === 429 && isInsufficientQuota(body)
-          ? s.fail(
-              `${LABEL} refused the request: the account's quota is used up (HTTP 429 insufficient_quota; check the plan and billing)${quotaDetail(body)}`,
-              false,
-            )
-          : undefined;
-      const extra = Object.entries(settings.extraParams ?? {});
-      const common: [string, string | undefined][] = [
-        ['quality', settings.quality],
-        ['background', settings.background],
-        ['response_format', responseFormat],
-      ];
-      const prompt = (text: string, note = '') => {
-        const max = caps.maxPromptChars;
-        if (max === undefined || text.length + note.length <= max) return text + note;
+  return providerSceneEngine(name, session, async (req, s) => {
+    const size = nearestSize(sizes, req.width, req.height);
+    const warnings: EngineWarning[] = [
+      {
+        code: 'SEED_NOT_SUPPORTED',
+        severity: 'info',
+        message: `${LABEL} takes no seed: the same request can give a different image`,
+      },
+    ];
+    const onHttpError = (status: number, body: Buffer) =>
+      status === 429 && isInsufficientQuota(body)
+        ? s.fail(
+            `${LABEL} refused the request: the account's quota is used up (HTTP 429 insufficient_quota; check the plan and billing)${quotaDetail(body)}`,
+            false,
+          )
+        : undefined;
+    const extra = Object.entries(settings.extraParams ?? {});
+    const common: [string, string | undefined][] = [
+      ['quality', settings.quality],
+      ['background', settings.background],
+      ['response_format', responseFormat],
+    ];
+    const prompt = (text: string, note = '') => {
+      const max = caps.maxPromptChars;
+      if (max === undefined || text.length + note.length <= max) return text + note;
+      warnings.push({
+        code: 'PROMPT_TRUNCATED',
+        severity: 'info',
+        message: `${model} takes prompts of at most ${max} characters: the prompt was cut to fit`,
+      });
+      return truncateUtf16(text, Math.max(0, max - note.length)) + note;
+    };
+
+    // What goes to /images/edits (the products, then the backdrop), within what the model takes.
+    let products = req.products;
+    let backdrop = req.backdrop;
+    if (caps.maxInputs === 0 && (products.length > 0 || backdrop)) {
+      warnings.push(notSent(`${model} cannot edit images (no /images/edits)`, products.length, !!backdrop));
+      products = [];
+      backdrop = undefined;
+    } else if (caps.oneSquarePng && (products.length > 1 || backdrop)) {
+      const extraProducts = Math.max(0, products.length - 1);
+      warnings.push(
+        notSent(
+          products.length > 0
+            ? `${model} edits one image (the first product, on a transparent square for it to paint the scene around)`
+            : `${model} edits one square image with transparency to paint`,
+          products.length > 0 ? extraProducts : 0,
+          !!backdrop,
+        ),
+      );
+      products = products.slice(0, 1);
+      backdrop = undefined;
+    } else {
+      const slots = caps.maxInputs - (backdrop ? 1 : 0);
+      if (products.length > slots) {
         warnings.push({
-          code: 'PROMPT_TRUNCATED',
-          severity: 'info',
-          message: `${model} takes prompts of at most ${max} characters: the prompt was cut to fit`,
+          code: 'PRODUCTS_TRUNCATED',
+          severity: 'warning',
+          message: `${LABEL} takes at most ${caps.maxInputs} images; only the first ${slots} products were sent`,
         });
-        return truncateUtf16(text, Math.max(0, max - note.length)) + note;
-      };
+        products = products.slice(0, Math.max(0, slots));
+      }
+    }
 
-      // What goes to /images/edits (the products, then the backdrop), within what the model takes.
-      let products = req.products;
-      let backdrop = req.backdrop;
-      if (caps.maxInputs === 0 && (products.length > 0 || backdrop)) {
-        warnings.push(notSent(`${model} cannot edit images (no /images/edits)`, products.length, !!backdrop));
-        products = [];
-        backdrop = undefined;
-      } else if (caps.oneSquarePng && (products.length > 1 || backdrop)) {
-        const extraProducts = Math.max(0, products.length - 1);
-        warnings.push(
-          notSent(
-            products.length > 0
-              ? `${model} edits one image (the first product, on a transparent square for it to paint the scene around)`
-              : `${model} edits one square image with transparency to paint`,
-            products.length > 0 ? extraProducts : 0,
-            !!backdrop,
-          ),
+    let answer: ImagesAnswer;
+    if (products.length === 0 && !backdrop) {
+      const body: Record<string, unknown> = { model, prompt: prompt(req.prompt), n: 1, size: size.text };
+      for (const [k, v] of common) if (v !== undefined) body[k] = v;
+      if (settings.moderation !== undefined) body.moderation = settings.moderation;
+      for (const [k, v] of extra) body[k] = v;
+      answer = (
+        await s.json<ImagesAnswer>(`${baseUrl}/images/generations`, {
+          json: body,
+          what: 'generating the image',
+          onHttpError,
+        })
+      ).json;
+    } else {
+      const maxSide = settings.maxInputSide ?? 1536;
+      const files: [string, MultipartField][] = [];
+      let text: string;
+      if (caps.oneSquarePng) {
+        // dall-e-2: one square PNG under 4 MB, sent as the plain `image` field (what openai-node
+        // sends for a single Uploadable: src/internal/uploads.ts:464-470).
+        const first = products[0] as SceneRequest['products'][number];
+        const png = await squareOnTransparent(
+          await toPngInput(first.bytes, 'product image 1', maxSide),
+          size,
+          req.width / req.height,
         );
-        products = products.slice(0, 1);
-        backdrop = undefined;
+        if (!png) throw s.fail(`${LABEL}: the product image does not fit in ${model}'s 4 MB square PNG`, false);
+        files.push(['image', { bytes: png, filename: 'product-1.png', contentType: 'image/png' }]);
+        text = prompt(req.prompt);
       } else {
-        const slots = caps.maxInputs - (backdrop ? 1 : 0);
-        if (products.length > slots) {
-          warnings.push({
-            code: 'PRODUCTS_TRUNCATED',
-            severity: 'warning',
-            message: `${LABEL} takes at most ${caps.maxInputs} images; only the first ${slots} products were sent`,
-          });
-          products = products.slice(0, Math.max(0, slots));
+        const images: Buffer[] = [];
+        for (const [i, p] of products.entries())
+          images.push(await toPngInput(p.bytes, `product image ${i + 1}`, maxSide));
+        if (backdrop) images.push(await toPngInput(backdrop, 'backdrop image', maxSide));
+        // Arrays go as repeated `image[]` fields, as openai-node encodes them (uploads.ts:471-474).
+        for (const [i, bytes] of images.entries()) {
+          const filename = i < products.length ? `product-${i + 1}.png` : 'backdrop.png';
+          files.push(['image[]', { bytes, filename, contentType: 'image/png' }]);
         }
+        text =
+          settings.describeInputs === false
+            ? prompt(req.prompt)
+            : prompt(req.prompt, inputNote(products.length, !!backdrop));
       }
+      const fields: [string, MultipartField][] = [
+        ['model', model],
+        ['prompt', text],
+        ...files,
+        ['size', size.text],
+        ['n', '1'],
+      ];
+      for (const [k, v] of common) if (v !== undefined) fields.push([k, v]);
+      if (settings.inputFidelity) fields.push(['input_fidelity', settings.inputFidelity]);
+      // `moderation` is not an edits parameter (ImageEditParamsBase, images.ts:566-692): not sent.
+      for (const [k, v] of extra) fields.push([k, typeof v === 'string' ? v : JSON.stringify(v)]);
+      answer = (
+        await s.json<ImagesAnswer>(`${baseUrl}/images/edits`, {
+          body: await encodeMultipart(fields),
+          what: 'editing the images',
+          onHttpError,
+        })
+      ).json;
+    }
 
-      let answer: ImagesAnswer;
-      if (products.length === 0 && !backdrop) {
-        const body: Record<string, unknown> = { model, prompt: prompt(req.prompt), n: 1, size: size.text };
-        for (const [k, v] of common) if (v !== undefined) body[k] = v;
-        if (settings.moderation !== undefined) body.moderation = settings.moderation;
-        for (const [k, v] of extra) body[k] = v;
-        answer = (
-          await s.json<ImagesAnswer>(`${baseUrl}/images/generations`, {
-            json: body,
-            what: 'generating the image',
-            onHttpError,
-          })
-        ).json;
-      } else {
-        const maxSide = settings.maxInputSide ?? 1536;
-        const files: [string, MultipartField][] = [];
-        let text: string;
-        if (caps.oneSquarePng) {
-          // dall-e-2: one square PNG under 4 MB, sent as the plain `image` field (what openai-node
-          // sends for a single Uploadable: src/internal/uploads.ts:464-470).
-          const first = products[0] as SceneRequest['products'][number];
-          const png = await squareOnTransparent(
-            await toPngInput(first.bytes, 'product image 1', maxSide),
-            size,
-            req.width / req.height,
-          );
-          if (!png) throw s.fail(`${LABEL}: the product image does not fit in ${model}'s 4 MB square PNG`, false);
-          files.push(['image', { bytes: png, filename: 'product-1.png', contentType: 'image/png' }]);
-          text = prompt(req.prompt);
-        } else {
-          const images: Buffer[] = [];
-          for (const [i, p] of products.entries())
-            images.push(await toPngInput(p.bytes, `product image ${i + 1}`, maxSide));
-          if (backdrop) images.push(await toPngInput(backdrop, 'backdrop image', maxSide));
-          // Arrays go as repeated `image[]` fields, as openai-node encodes them (uploads.ts:471-474).
-          for (const [i, bytes] of images.entries()) {
-            const filename = i < products.length ? `product-${i + 1}.png` : 'backdrop.png';
-            files.push(['image[]', { bytes, filename, contentType: 'image/png' }]);
-          }
-          text =
-            settings.describeInputs === false
-              ? prompt(req.prompt)
-              : prompt(req.prompt, inputNote(products.length, !!backdrop));
-        }
-        const fields: [string, MultipartField][] = [
-          ['model', model],
-          ['prompt', text],
-          ...files,
-          ['size', size.text],
-          ['n', '1'],
-        ];
-        for (const [k, v] of common) if (v !== undefined) fields.push([k, v]);
-        if (settings.inputFidelity) fields.push(['input_fidelity', settings.inputFidelity]);
-        // `moderation` is not an edits parameter (ImageEditParamsBase, images.ts:566-692): not sent.
-        for (const [k, v] of extra) fields.push([k, typeof v === 'string' ? v : JSON.stringify(v)]);
-        answer = (
-          await s.json<ImagesAnswer>(`${baseUrl}/images/edits`, {
-            body: await encodeMultipart(fields),
-            what: 'editing the images',
-            onHttpError,
-          })
-        ).json;
-      }
-
-      const first = Array.isArray(answer?.data) ? answer.data[0] : undefined;
-      let image: Buffer;
-      if (typeof first?.b64_json === 'string' && first.b64_json) image = await s.decodeBase64Image(first.b64_json);
-      else if (typeof first?.url === 'string' && first.url) image = await s.downloadImage(first.url);
-      else throw s.fail(`${LABEL} answered without an image (no data[0].b64_json or data[0].url)`, true);
-      return providerSceneResult(req, image, name, warnings);
-    },
-  };
+    const first = Array.isArray(answer?.data) ? answer.data[0] : undefined;
+    let image: Buffer;
+    if (typeof first?.b64_json === 'string' && first.b64_json) image = await s.decodeBase64Image(first.b64_json);
+    else if (typeof first?.url === 'string' && first.url) image = await s.downloadImage(first.url);
+    else throw s.fail(`${LABEL} answered without an image (no data[0].b64_json or data[0].url)`, true);
+    return providerSceneResult(req, image, name, warnings);
+  });
 }
 
 function quotaDetail(body: Buffer): string {

@@ -5,18 +5,13 @@ import {
   parseRatios,
   type ProviderDeps,
   type ProviderLimits,
+  providerSceneEngine,
   providerSceneResult,
   providerSessions,
   withDefaultFetchers,
 } from '../provider-http.ts';
 import { imageInput } from '../provider-inputs.ts';
-import {
-  ASPECT_RATIOS,
-  type EngineWarning,
-  type SceneEngine,
-  type SceneRequest,
-  type SceneResult,
-} from '../scene-engine.ts';
+import { ASPECT_RATIOS, type EngineWarning, type SceneEngine } from '../scene-engine.ts';
 import { imageApiEnv, imageChoice, requiredImageKey, type SceneProvider } from '../scene-provider.ts';
 import { createPredictions, LABEL, type PredictionSettings, replicateRetry } from './predictions.ts';
 
@@ -117,60 +112,56 @@ export function createReplicateSceneEngine(settings: ReplicateSettings, deps: Pr
     retry: replicateRetry,
   });
 
-  return {
-    name,
-    async generate(req: SceneRequest): Promise<SceneResult> {
-      const s = session(req);
-      const warnings: EngineWarning[] = [];
-      const route = api.inputRoute(s);
-      const input: Record<string, unknown> = { prompt: req.prompt };
-      if (caps.seed) input.seed = req.seed;
-      input.output_format = 'png';
-      if (caps.sizeInput === 'aspect_ratio') input.aspect_ratio = nearestSize(ratios, req.width, req.height).text;
-      else if (caps.sizeInput === 'width_height') Object.assign(input, { width: req.width, height: req.height });
+  return providerSceneEngine(name, session, async (req, s) => {
+    const warnings: EngineWarning[] = [];
+    const route = api.inputRoute(s);
+    const input: Record<string, unknown> = { prompt: req.prompt };
+    if (caps.seed) input.seed = req.seed;
+    input.output_format = 'png';
+    if (caps.sizeInput === 'aspect_ratio') input.aspect_ratio = nearestSize(ratios, req.width, req.height).text;
+    else if (caps.sizeInput === 'width_height') Object.assign(input, { width: req.width, height: req.height });
 
-      const first = req.products[0];
-      if (caps.imageInput && first) {
-        input[caps.imageInput] = await imageInput(first.bytes, 'product image 1', route, warnings);
-      }
-      if (caps.backdropInput && req.backdrop) {
-        input[caps.backdropInput] = await imageInput(req.backdrop, 'backdrop image', route, warnings);
-      }
-      const slots = caps.imageInput ? 1 : 0;
-      const dropped = [
-        ...(req.products.length > slots ? [`${req.products.length - slots} product image(s)`] : []),
-        ...(req.backdrop && !caps.backdropInput ? ['the backdrop'] : []),
-      ];
-      if (dropped.length > 0) {
-        warnings.push({
-          code: 'INPUT_NOT_SENT',
-          severity: 'warning',
-          message: `The Replicate model's settings take no more images: ${dropped.join(' and ')} not sent`,
-        });
-      }
-      Object.assign(input, settings.extraInput);
-
-      const cap = caps.maxSafetyWithImage;
-      const tolerance = input.safety_tolerance;
-      const withImage = !!(caps.imageInput && first) || !!(caps.backdropInput && req.backdrop);
-      if (cap !== undefined && withImage && typeof tolerance === 'number' && tolerance > cap) {
-        input.safety_tolerance = cap;
-        warnings.push({
-          code: 'INPUT_NOT_SENT',
-          severity: 'warning',
-          message: `safety_tolerance ${tolerance} not sent: ${target.model} allows at most ${cap} with an input image; ${cap} was sent`,
-        });
-      }
-
-      const url = await api.run(s, target, input, {
-        signal: req.signal,
-        intervals: { intervalMs: settings.pollIntervalMs ?? 1000, maxIntervalMs: settings.maxPollIntervalMs ?? 5000 },
-        output: 'image',
+    const first = req.products[0];
+    if (caps.imageInput && first) {
+      input[caps.imageInput] = await imageInput(first.bytes, 'product image 1', route, warnings);
+    }
+    if (caps.backdropInput && req.backdrop) {
+      input[caps.backdropInput] = await imageInput(req.backdrop, 'backdrop image', route, warnings);
+    }
+    const slots = caps.imageInput ? 1 : 0;
+    const dropped = [
+      ...(req.products.length > slots ? [`${req.products.length - slots} product image(s)`] : []),
+      ...(req.backdrop && !caps.backdropInput ? ['the backdrop'] : []),
+    ];
+    if (dropped.length > 0) {
+      warnings.push({
+        code: 'INPUT_NOT_SENT',
+        severity: 'warning',
+        message: `The Replicate model's settings take no more images: ${dropped.join(' and ')} not sent`,
       });
-      const image = await s.downloadImage(url);
-      return providerSceneResult(req, image, name, warnings);
-    },
-  };
+    }
+    Object.assign(input, settings.extraInput);
+
+    const cap = caps.maxSafetyWithImage;
+    const tolerance = input.safety_tolerance;
+    const withImage = !!(caps.imageInput && first) || !!(caps.backdropInput && req.backdrop);
+    if (cap !== undefined && withImage && typeof tolerance === 'number' && tolerance > cap) {
+      input.safety_tolerance = cap;
+      warnings.push({
+        code: 'INPUT_NOT_SENT',
+        severity: 'warning',
+        message: `safety_tolerance ${tolerance} not sent: ${target.model} allows at most ${cap} with an input image; ${cap} was sent`,
+      });
+    }
+
+    const url = await api.run(s, target, input, {
+      signal: req.signal,
+      intervals: { intervalMs: settings.pollIntervalMs ?? 1000, maxIntervalMs: settings.maxPollIntervalMs ?? 5000 },
+      output: 'image',
+    });
+    const image = await s.downloadImage(url);
+    return providerSceneResult(req, image, name, warnings);
+  });
 }
 
 /**
