@@ -53,12 +53,7 @@ import {
  * computes the ones that depend on the input only, for the OpenAI-compatible enhancer too.
  */
 export function createLocalSceneEnhancer(): SceneEnhancer {
-  return {
-    name: 'local',
-    async enhance(input) {
-      return enhanceScene(input);
-    },
-  };
+  return { name: 'local', enhance: async (input) => enhanceScene(input) };
 }
 
 // --------------------------------------------------------------------------------------------
@@ -601,6 +596,23 @@ export function requestedShapes(prompt: string): { shape: Shape; words: string; 
 
 const SHAPE_NAMES: Record<Shape, string> = { portrait: 'vertical', landscape: 'horizontal', square: 'square' };
 
+/**
+ * HARDSPEC_ASPECT_MISMATCH when the prompt asks for another ratio or shape (requestedShapes) than
+ * `aspectRatio`, whose shape is `actual`; `what` ("image", "video") is what follows the ratio.
+ */
+export function aspectMismatch(prompt: string, aspectRatio: string, actual: Shape, what: string) {
+  const clash = requestedShapes(prompt).find((r) => (r.ratio ? r.ratio !== aspectRatio : r.shape !== actual));
+  if (!clash) return undefined;
+  return {
+    code: 'HARDSPEC_ASPECT_MISMATCH' as const,
+    severity: 'warning' as const,
+    field: 'aspectRatio',
+    message: clash.ratio
+      ? `The prompt asks for ${clash.ratio} but the aspect ratio is ${aspectRatio}; the ${what} follows ${aspectRatio}.`
+      : `The prompt asks for a ${SHAPE_NAMES[clash.shape]} ${what} ("${clash.words}") but the aspect ratio ${aspectRatio} is ${SHAPE_NAMES[actual]}; the ${what} follows ${aspectRatio}.`,
+  };
+}
+
 // --------------------------------------------------------------------------------------------
 // Warnings
 
@@ -612,18 +624,8 @@ export function sceneWarnings(input: SceneEnhancementInput): SceneWarning[] {
   const prompt = cleanText(input.originalPrompt);
   const warnings: SceneWarning[] = [];
   if (input.aspectRatio) {
-    const actual = shapeOf(input.aspectRatio);
-    const clash = requestedShapes(prompt).find((r) => (r.ratio ? r.ratio !== input.aspectRatio : r.shape !== actual));
-    if (clash) {
-      warnings.push({
-        code: 'HARDSPEC_ASPECT_MISMATCH',
-        severity: 'warning',
-        field: 'aspectRatio',
-        message: clash.ratio
-          ? `The prompt asks for ${clash.ratio} but the aspect ratio is ${input.aspectRatio}; the image follows ${input.aspectRatio}.`
-          : `The prompt asks for a ${SHAPE_NAMES[clash.shape]} image ("${clash.words}") but the aspect ratio ${input.aspectRatio} is ${SHAPE_NAMES[actual]}; the image follows ${input.aspectRatio}.`,
-      });
-    }
+    const clash = aspectMismatch(prompt, input.aspectRatio, shapeOf(input.aspectRatio), 'image');
+    if (clash) warnings.push(clash);
   }
   const avoided = avoidedWordsIn(prompt, input.brand);
   if (avoided.length) warnings.push(brandWordAvoided(avoided));

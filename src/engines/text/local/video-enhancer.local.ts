@@ -18,6 +18,7 @@ import {
   promptHeroes,
 } from './product-words.ts';
 import {
+  aspectMismatch,
   avoidList,
   brandWordAvoided,
   cleanText,
@@ -28,7 +29,6 @@ import {
   paletteWord,
   productPhrase,
   productWordsOf,
-  requestedShapes,
   usefulTags,
 } from './scene-enhancer.local.ts';
 
@@ -71,12 +71,7 @@ import {
  * that depend on the input only, for the OpenAI-compatible enhancer too.
  */
 export function createLocalVideoEnhancer(): VideoEnhancer {
-  return {
-    name: 'local',
-    async enhance(input) {
-      return enhanceVideo(input);
-    },
-  };
+  return { name: 'local', enhance: async (input) => enhanceVideo(input) };
 }
 
 // --------------------------------------------------------------------------------------------
@@ -670,18 +665,8 @@ export function videoWarnings(input: VideoEnhancementInput): VideoWarning[] {
   const prompt = cleanText(hexToWords(input.originalPrompt));
   const warnings: VideoWarning[] = [];
   const shape = input.aspectRatio === '9:16' ? 'portrait' : 'landscape';
-  const clash = requestedShapes(prompt).find((r) => (r.ratio ? r.ratio !== input.aspectRatio : r.shape !== shape));
-  if (clash) {
-    const name = { portrait: 'vertical', landscape: 'horizontal', square: 'square' };
-    warnings.push({
-      code: 'HARDSPEC_ASPECT_MISMATCH',
-      severity: 'warning',
-      field: 'aspectRatio',
-      message: clash.ratio
-        ? `The prompt asks for ${clash.ratio} but the aspect ratio is ${input.aspectRatio}; the video follows ${input.aspectRatio}.`
-        : `The prompt asks for a ${name[clash.shape]} video ("${clash.words}") but the aspect ratio ${input.aspectRatio} is ${name[shape]}; the video follows ${input.aspectRatio}.`,
-    });
-  }
+  const clash = aspectMismatch(prompt, input.aspectRatio, shape, 'video');
+  if (clash) warnings.push(clash);
   const avoided = avoidedIn(prompt, avoidList(input.brand));
   if (avoided.length) warnings.push(brandWordAvoided(avoided));
   const moves = cameraMovesIn(prompt);
