@@ -403,19 +403,22 @@ describe('local video engine', () => {
     const ac = new AbortController();
     ac.abort();
     await expect(engine.generate({ ...base, signal: ac.signal })).rejects.toThrow(/abort/i);
-    const late = new AbortController();
-    const p = engine.generate({
-      ...base,
-      durationSeconds: 3,
-      startFrame: await scene('#eee', '#123'),
-      signal: late.signal,
-    });
-    setTimeout(() => late.abort(), 50);
-    await expect(p).rejects.toThrow(/abort/i);
-    const left = (await fs.readdir(os.tmpdir())).filter((f) => f.startsWith('atelier-video-'));
-    // Our temp folders are gone (allow a moment for the aborted run's cleanup).
-    await new Promise((res) => setTimeout(res, 200));
-    const after = (await fs.readdir(os.tmpdir())).filter((f) => f.startsWith('atelier-video-'));
-    expect(after.length).toBeLessThanOrEqual(left.length);
+    // The aborted run's temp folder is removed: an engine of its own, with its own temp root (the
+    // OS's is shared with every test file running meanwhile).
+    const tmpRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'atelier-abort-'));
+    try {
+      const late = new AbortController();
+      const p = createLocalVideoEngine({ tmpRoot }).generate({
+        ...base,
+        durationSeconds: 3,
+        startFrame: await scene('#eee', '#123'),
+        signal: late.signal,
+      });
+      setTimeout(() => late.abort(), 50);
+      await expect(p).rejects.toThrow(/abort/i);
+      expect(await fs.readdir(tmpRoot)).toEqual([]);
+    } finally {
+      await fs.rm(tmpRoot, { recursive: true, force: true });
+    }
   }, 30_000);
 });

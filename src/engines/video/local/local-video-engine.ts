@@ -68,6 +68,8 @@ export interface LocalVideoEngineOptions {
   preset?: string;
   /** Keep the temp folder (debugging). */
   keepTemp?: boolean;
+  /** Where each render's temp folder is made. Default the OS's temp folder. */
+  tmpRoot?: string;
   /**
    * Called with a start frame's still before it is rendered (benches, debugging): its framing,
    * the source size the framing maps from, its layers and plan. The layer files live until the
@@ -701,7 +703,7 @@ export function createLocalVideoEngine(options: LocalVideoEngineOptions = {}): V
     const signal = req.signal;
     checkAbort(signal);
     const warnings: EngineWarning[] = [];
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'atelier-video-'));
+    const dir = await fs.mkdtemp(path.join(options.tmpRoot ?? os.tmpdir(), 'atelier-video-'));
     try {
       const seconds = frames / fps;
       const choice = chooseCameraMove(req.prompt ?? '', req.seed);
