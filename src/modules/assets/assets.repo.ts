@@ -6,6 +6,7 @@ import { brandInOrg, byCodePoint } from '../brands/brands.repo.ts';
 import type { AssetsTable, UploadsTable } from './assets.tables.ts';
 import type { ListAssetsQuery } from './assets.schemas.ts';
 import { assetFolder } from './assets.keys.ts';
+import { busyIn } from '../brands/brand-parts.ts';
 
 export type AssetRow = AssetsTable;
 export type UploadRow = UploadsTable;
@@ -260,16 +261,7 @@ export type AssetsRepo = ReturnType<typeof createAssetsRepo>;
  * the brand's transaction (tags and uploads go with them, ON DELETE CASCADE).
  */
 export const assetsUnderBrand = {
-  async busy(k: Kysely<DB>, brandId: string): Promise<string | undefined> {
-    const busy = await k
-      .selectFrom('assets')
-      .select('id')
-      .where('brand_id', '=', brandId)
-      .where('status', 'in', ['uploaded', 'processing'])
-      .limit(1)
-      .executeTakeFirst();
-    return busy && 'assets';
-  },
+  busy: busyIn({ assets: ['uploaded', 'processing'] }),
   async stored(k: Kysely<DB>, orgId: string, brandId: string) {
     const rows = await k.selectFrom('assets').select('id').where('brand_id', '=', brandId).execute();
     return { prefixes: rows.map((r) => assetFolder(orgId, r.id)) };

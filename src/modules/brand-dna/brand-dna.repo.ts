@@ -6,6 +6,7 @@ import { createAssetsRepo } from '../assets/assets.repo.ts';
 import { createBrandsRepo, lockBrand as lockBrandRow, mirrorBrandDnaStatus } from '../brands/brands.repo.ts';
 import type { BrandDnaSourcesTable, BrandDnaVersionsTable } from './brand-dna.tables.ts';
 import { versionFolder } from './brand-dna.keys.ts';
+import { busyIn } from '../brands/brand-parts.ts';
 
 export type VersionRow = BrandDnaVersionsTable;
 export type SourceRow = BrandDnaSourcesTable;
@@ -314,16 +315,7 @@ export type BrandDnaRepo = ReturnType<typeof createBrandDnaRepo>;
  * brand (ON DELETE CASCADE).
  */
 export const brandDnaUnderBrand = {
-  async busy(k: Kysely<DB>, brandId: string): Promise<string | undefined> {
-    const busy = await k
-      .selectFrom('brand_dna_versions')
-      .select('id')
-      .where('brand_id', '=', brandId)
-      .where('status', 'in', ['pending', 'extracting'])
-      .limit(1)
-      .executeTakeFirst();
-    return busy && 'brand_dna_versions';
-  },
+  busy: busyIn({ brand_dna_versions: ['pending', 'extracting'] }),
   async stored(k: Kysely<DB>, orgId: string, brandId: string) {
     const rows = await k.selectFrom('brand_dna_versions').select('id').where('brand_id', '=', brandId).execute();
     return { prefixes: rows.map((r) => versionFolder(orgId, r.id)) };

@@ -1,8 +1,7 @@
-import type { Kysely } from 'kysely';
 import type { Database } from '../../adapters/db/database.ts';
-import type { DB } from '../../adapters/db/schema.ts';
 import type { ObjectStorage } from '../../adapters/storage/storage.port.ts';
 import { conflict, notFound } from '../../http/errors.ts';
+import type { BrandPart } from './brand-parts.ts';
 import { assetsUnderBrand } from '../assets/assets.repo.ts';
 import { brandDnaUnderBrand } from '../brand-dna/brand-dna.repo.ts';
 import { enhancementsUnderBrand } from '../enhancements/enhancements.repo.ts';
@@ -10,19 +9,6 @@ import { environmentsUnderBrand } from '../environments/environments.repo.ts';
 import { extractionsUnderBrand } from '../extraction/extraction.repo.ts';
 import { scenesUnderBrand } from '../scenes/scenes.repo.ts';
 import { videosUnderBrand } from '../videos/videos.repo.ts';
-
-/**
- * What a module keeps under a brand, given by the module that owns those tables (its repo), so
- * that deleting a brand reads and writes no other module's table itself.
- */
-export interface BrandPart {
-  /** The first of its tables with work still queued or running under the brand, if any. */
-  busy(k: Kysely<DB>, brandId: string): Promise<string | undefined>;
-  /** Its stored objects under the brand, removed after the commit: folders and single keys. */
-  stored?(k: Kysely<DB>, orgId: string, brandId: string): Promise<{ prefixes?: string[]; keys?: string[] }>;
-  /** Deletes its rows under the brand inside the brand's transaction (when no foreign key cascades them). */
-  delete?(trx: Kysely<DB>, orgId: string, brandId: string): Promise<void>;
-}
 
 /** Everything that hangs under a brand, in the order its work is checked. */
 const PARTS: readonly BrandPart[] = [

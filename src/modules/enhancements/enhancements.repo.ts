@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../adapters/db/schema.ts';
+import { busyIn, RUNNING } from '../brands/brand-parts.ts';
 
 /**
  * The accepted (completed) scene enhancement of this brand whose optimized prompt is exactly
@@ -23,17 +24,5 @@ export async function acceptedSceneEnhancement(k: Kysely<DB>, orgId: string, bra
  * processing is busy; the rows go with the brand (ON DELETE CASCADE).
  */
 export const enhancementsUnderBrand = {
-  async busy(k: Kysely<DB>, brandId: string): Promise<string | undefined> {
-    if (
-      await k
-        .selectFrom('prompt_enhancements')
-        .select('id')
-        .where('brand_id', '=', brandId)
-        .where('status', 'in', ['pending', 'processing'])
-        .limit(1)
-        .executeTakeFirst()
-    )
-      return 'prompt_enhancements';
-    return undefined;
-  },
+  busy: busyIn({ prompt_enhancements: RUNNING }),
 };

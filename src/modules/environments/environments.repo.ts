@@ -3,6 +3,7 @@ import type { Database } from '../../adapters/db/database.ts';
 import type { DB } from '../../adapters/db/schema.ts';
 import type { EnvironmentGenerationsTable } from './environments.tables.ts';
 import { createRunsRepo } from '../generation/runs.repo.ts';
+import { busyIn, RUNNING } from '../brands/brand-parts.ts';
 
 export type EnvironmentRow = EnvironmentGenerationsTable;
 
@@ -14,19 +15,7 @@ export type EnvironmentsRepo = ReturnType<typeof createEnvironmentsRepo>;
  * processing is busy; the rows go with the brand (ON DELETE CASCADE), their images with its assets.
  */
 export const environmentsUnderBrand = {
-  async busy(k: Kysely<DB>, brandId: string): Promise<string | undefined> {
-    if (
-      await k
-        .selectFrom('environment_generations')
-        .select('id')
-        .where('brand_id', '=', brandId)
-        .where('status', 'in', ['pending', 'processing'])
-        .limit(1)
-        .executeTakeFirst()
-    )
-      return 'environment_generations';
-    return undefined;
-  },
+  busy: busyIn({ environment_generations: RUNNING }),
 };
 
 /** The environment generation whose result is this asset (such an asset is deleted with its brand). */

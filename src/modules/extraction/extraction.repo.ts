@@ -5,6 +5,7 @@ import { affected } from '../../adapters/db/columns.ts';
 import { lockOrganization } from '../access/access.repo.ts';
 import { brandInOrg } from '../brands/brands.repo.ts';
 import type { ExtractionCandidatesTable, ExtractionsTable } from './extraction.tables.ts';
+import { busyIn } from '../brands/brand-parts.ts';
 
 export type ExtractionRow = ExtractionsTable;
 export type CandidateRow = ExtractionCandidatesTable;
@@ -214,16 +215,7 @@ export type ExtractionRepo = ReturnType<typeof createExtractionRepo>;
  * brand's transaction (candidates go with them, ON DELETE CASCADE).
  */
 export const extractionsUnderBrand = {
-  async busy(k: Kysely<DB>, brandId: string): Promise<string | undefined> {
-    const busy = await k
-      .selectFrom('extractions')
-      .select('id')
-      .where('brand_id', '=', brandId)
-      .where('status', 'in', RUNNING)
-      .limit(1)
-      .executeTakeFirst();
-    return busy && 'extractions';
-  },
+  busy: busyIn({ extractions: RUNNING }),
   async stored(k: Kysely<DB>, _orgId: string, brandId: string) {
     const rows = await k
       .selectFrom('extraction_candidates as c')

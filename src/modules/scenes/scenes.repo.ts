@@ -6,6 +6,7 @@ import type { GeneratedImagesTable, SceneForgesTable, SceneRefinementsTable } fr
 import { rollUpStatus } from '../generation/rollup.ts';
 import { createVariationsRepo } from '../generation/variations.repo.ts';
 import { acceptedSceneEnhancement } from '../enhancements/enhancements.repo.ts';
+import { busyIn, RUNNING } from '../brands/brand-parts.ts';
 
 export type ForgeRow = SceneForgesTable;
 export type VariationRow = GeneratedImagesTable;
@@ -179,29 +180,7 @@ export const PARTNER_FILTERS = ['all', ...PARTNERS] as const;
  * or processing is busy; the rows go with the brand (ON DELETE CASCADE), their images with its assets.
  */
 export const scenesUnderBrand = {
-  async busy(k: Kysely<DB>, brandId: string): Promise<string | undefined> {
-    if (
-      await k
-        .selectFrom('scene_forges')
-        .select('id')
-        .where('brand_id', '=', brandId)
-        .where('status', 'in', ['pending', 'processing'])
-        .limit(1)
-        .executeTakeFirst()
-    )
-      return 'scene_forges';
-    if (
-      await k
-        .selectFrom('generated_images')
-        .select('id')
-        .where('brand_id', '=', brandId)
-        .where('status', 'in', ['pending', 'processing'])
-        .limit(1)
-        .executeTakeFirst()
-    )
-      return 'generated_images';
-    return undefined;
-  },
+  busy: busyIn({ scene_forges: RUNNING, generated_images: RUNNING }),
 };
 
 /** The scene variation whose result is this asset (such an asset is deleted with its brand). */

@@ -3,6 +3,7 @@ import type { Database } from '../../adapters/db/database.ts';
 import type { DB } from '../../adapters/db/schema.ts';
 import { createVariationsRepo } from '../generation/variations.repo.ts';
 import type { GeneratedVideosTable, VideoGroupsTable } from './videos.tables.ts';
+import { busyIn, RUNNING } from '../brands/brand-parts.ts';
 
 export type GroupRow = VideoGroupsTable;
 export type VideoRow = GeneratedVideosTable;
@@ -91,39 +92,7 @@ export type VideosRepo = ReturnType<typeof createVideosRepo>;
  * CASCADE), their videos with its assets.
  */
 export const videosUnderBrand = {
-  async busy(k: Kysely<DB>, brandId: string): Promise<string | undefined> {
-    if (
-      await k
-        .selectFrom('video_groups')
-        .select('id')
-        .where('brand_id', '=', brandId)
-        .where('status', 'in', ['pending', 'processing'])
-        .limit(1)
-        .executeTakeFirst()
-    )
-      return 'video_groups';
-    if (
-      await k
-        .selectFrom('generated_videos')
-        .select('id')
-        .where('brand_id', '=', brandId)
-        .where('status', 'in', ['pending', 'processing'])
-        .limit(1)
-        .executeTakeFirst()
-    )
-      return 'generated_videos';
-    if (
-      await k
-        .selectFrom('video_prompt_enhancements')
-        .select('id')
-        .where('brand_id', '=', brandId)
-        .where('status', 'in', ['pending', 'processing'])
-        .limit(1)
-        .executeTakeFirst()
-    )
-      return 'video_prompt_enhancements';
-    return undefined;
-  },
+  busy: busyIn({ video_groups: RUNNING, generated_videos: RUNNING, video_prompt_enhancements: RUNNING }),
 };
 
 /** The video variation whose result is this asset (such an asset is deleted with its brand). */
