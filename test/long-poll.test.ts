@@ -192,7 +192,14 @@ describe.each(dbKinds())('long-poll with Prefer: wait (%s)', (kind) => {
     const [asset] = await uploadCompleteAssets(t, key, brandId, [
       { name: 'mug.png', type: 'image/png', bytes: productFixture('solidus_mug_set.png') },
     ]);
-    expect(events.find((e) => e.kind === 'asset' && e.id === asset)).toMatchObject({
+    // As below: the asset may read complete before its job has announced the end.
+    const ended = await eventually(
+      async () => events.find((e) => e.kind === 'asset' && e.id === asset && e.terminal),
+      'the asset to announce its end',
+      5000,
+      10,
+    );
+    expect(ended).toMatchObject({
       status: 'complete',
       terminal: true,
       orgId,
