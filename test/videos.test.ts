@@ -24,8 +24,17 @@ type Seven = [string, string, string, string, string, string, string];
 
 const media = tempDir('atelier-video-test-');
 afterAll(() => media.cleanup());
-const clip = (name: string, spec: Parameters<typeof makeVideo>[1]) =>
-  fs.readFileSync(makeVideo(media.file(name), { width: 320, height: 240, ...spec }));
+/** A test clip, encoded once per file (both databases' suites upload the same bytes). */
+const clips = new Map<string, Buffer>();
+const clip = (name: string, spec: Parameters<typeof makeVideo>[1]) => {
+  const key = `${name} ${JSON.stringify(spec)}`;
+  let bytes = clips.get(key);
+  if (!bytes) {
+    bytes = fs.readFileSync(makeVideo(media.file(name), { width: 320, height: 240, ...spec }));
+    clips.set(key, bytes);
+  }
+  return bytes;
+};
 
 async function probeBytes(bytes: Buffer, name: string) {
   const file = media.file(name);
