@@ -120,11 +120,6 @@ export function substitute(value: unknown, vars: Record<string, string | number>
   return value;
 }
 
-/**
- * ComfyUI's retries: a POST is sent again only after an HTTP 429/5xx answer (ComfyUI answers 5xx
- * before queueing anything: an exception in the handler), never after a lost connection, when the
- * prompt may already be queued; reads as usual.
- */
 /** The placeholders the scene and video workflows share: the prompt, the negative prompt, the seed and the size. */
 export function requestVars(
   req: { prompt: string; seed: number },
@@ -140,6 +135,11 @@ export function requestVars(
   };
 }
 
+/**
+ * ComfyUI's retries: a POST is sent again only after an HTTP 429/5xx answer (ComfyUI answers 5xx
+ * before queueing anything: an exception in the handler), never after a lost connection, when the
+ * prompt may already be queued; reads as usual.
+ */
 export const comfyRetry: RetryPolicy = retryCreatesOnlyOn([429, 500, 502, 503, 504]);
 
 export interface ComfyConnection {

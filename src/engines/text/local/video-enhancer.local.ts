@@ -351,7 +351,6 @@ export function meaningfulFileName(fileName: string | undefined): string | undef
   return words.length ? words.slice(0, 6).join(' ') : undefined;
 }
 
-/** Tags too generic to name a subject. */
 /** Tags that name no subject: generic words and the tags Atelier puts on what it generates. */
 const GENERIC_TAG =
   /^(?:product|products|photo|image|picture|object|item|thing|frame|background|generated|scene|video|environment|logo|still|render|shot|clip)$/;

@@ -21,6 +21,7 @@ import {
   type SceneWarning,
 } from '../scene-enhancer.ts';
 import { askChat, type ChatEndpointSettings, type ChatRequest, TextEngineError } from './chat.ts';
+import { escapeRe } from '../local/product-words.ts';
 
 /**
  * Scene prompt enhancement by any OpenAI-compatible chat endpoint: POST `<baseUrl>/chat/completions`
@@ -121,7 +122,6 @@ export function brandJson(brand: SceneBrandContext | undefined) {
 /** The request as JSON: everything resolved to words (palette as colour words, no hex). */
 export function sceneUserMessage(input: SceneEnhancementInput): string {
   const tags = (ts: string[]) => usefulTags(ts).slice(0, 10);
-  const colours = colourWords;
   return JSON.stringify({
     original_prompt: bounded(input.originalPrompt, SCENE_PROMPT_MAX),
     aspect_ratio: input.aspectRatio ?? null,
@@ -132,13 +132,13 @@ export function sceneUserMessage(input: SceneEnhancementInput): string {
       description: bounded(p.description, 500) || null,
       file_name: bounded(p.fileName, 200) || null,
       tags: tags(p.tags),
-      dominant_colours: colours(p.colors),
+      dominant_colours: colourWords(p.colors),
     })),
     environment: input.environment
       ? {
           description: bounded(input.environment.description, 500) || null,
           tags: tags(input.environment.tags),
-          dominant_colours: colours(input.environment.colors),
+          dominant_colours: colourWords(input.environment.colors),
         }
       : null,
     brand: brandJson(input.brand),
@@ -223,6 +223,5 @@ export function checkNoAvoidedWords(brand: SceneBrandContext | undefined, prompt
 
 /** Whether `text` has `word` as a whole word (case-insensitive). */
 export function containsWord(text: string, word: string): boolean {
-  const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'iu').test(text);
+  return new RegExp(`(?<![\\p{L}\\p{N}])${escapeRe(word)}(?![\\p{L}\\p{N}])`, 'iu').test(text);
 }
