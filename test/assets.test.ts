@@ -6,7 +6,7 @@ import { SUPPORTED_FORMATS } from '../src/adapters/media/index.ts';
 import { uploadKey } from '../src/modules/assets/assets.keys.ts';
 import { buildFont, buildPdf, makeVideo, tempDir } from './fixtures/media/generate.ts';
 import { createTestApp, dbKinds, type TestApp } from './helpers/app.ts';
-import { assetClient, flatPng, freePort, texturedJpeg, type UploadSlot } from './helpers/assets.ts';
+import { assetClient, eventually, flatPng, freePort, texturedJpeg, type UploadSlot } from './helpers/assets.ts';
 
 const MISSING = '0b6f7f0e-3c1f-4d7a-9d55-2f6f3f4e5a6b';
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -408,11 +408,16 @@ describe.each(dbKinds())('Assets API (%s)', (kind) => {
       expect(done.version).toBe(2);
       const after = await api.confirm(key, slot!.uploadId);
       expect(after.json()).toMatchObject({ id: slot!.assetId, status: 'complete', version: 2 });
-      const jobs = await t.deps.db.kysely
-        .selectFrom('jobs')
-        .select(['id', 'status'])
-        .where('payload', 'like', `%${slot!.assetId}%`)
-        .execute();
+      // The asset reads complete once its handler committed; the job row is marked completed just
+      // after, so it is read until it is no longer running.
+      const jobs = await eventually(async () => {
+        const rows = await t.deps.db.kysely
+          .selectFrom('jobs')
+          .select(['id', 'status'])
+          .where('payload', 'like', `%${slot!.assetId}%`)
+          .execute();
+        return rows.some((r) => r.status === 'running') ? undefined : rows;
+      }, 'the processing job to end');
       expect(jobs).toEqual([{ id: `assets.process.${slot!.assetId}`, status: 'completed' }]);
       const named = (await api.list(key, brandId, '?limit=100'))
         .json()
