@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * Entity tags for a JSON representation, and the If-Match / If-None-Match comparisons of
@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 
 /** A strong ETag: a hash of the serialized representation, so any visible change changes it. */
 export function etagOf(representation: unknown): string {
-  return `"${createHash('sha256').update(JSON.stringify(representation)).digest('base64url')}"`;
+  return `"${hash('sha256', JSON.stringify(representation), 'base64url')}"`;
 }
 
 function entityTags(header: string): string[] {

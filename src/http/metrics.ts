@@ -38,10 +38,11 @@ export function createMetrics() {
 export type Metrics = ReturnType<typeof createMetrics>;
 
 export function installMetrics(app: FastifyInstance, m: Metrics): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, never the raw URL, so ids do not explode the label set.
     const route = request.routeOptions.url ?? 'unmatched';
     m.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
     m.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    done();
   });
 }

@@ -42,7 +42,7 @@ export function requestLogFields(r: {
 }
 
 export function installRequestLog(app: FastifyInstance, o: { format: 'json' | 'pretty' }): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const status = reply.statusCode;
     request.log[requestLogLevel(status, o.format)](
       requestLogFields({
@@ -54,5 +54,6 @@ export function installRequestLog(app: FastifyInstance, o: { format: 'json' | 'p
       }),
       'request',
     );
+    done();
   });
 }

@@ -24,9 +24,9 @@ export function announcesBody(headers: Record<string, string | string[] | undefi
  *   (ATELIER_REQUEST_TIMEOUT_SECONDS) stays for uploads.
  */
 export function installSlowBodyGuard(app: FastifyInstance, o: { bodyMs: number }): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const raw = request.raw;
-    if (raw.complete || !announcesBody(raw.headers) || request.routeOptions.config.longBody) return;
+    if (raw.complete || !announcesBody(raw.headers) || request.routeOptions.config.longBody) return done();
     const timer = setTimeout(() => {
       if (raw.complete || reply.sent) return;
       request.log.info({ bodyMs: o.bodyMs }, 'request body too slow; closing');
@@ -44,8 +44,10 @@ export function installSlowBodyGuard(app: FastifyInstance, o: { bodyMs: number }
     const clear = () => clearTimeout(timer);
     raw.once('end', clear);
     raw.once('close', clear);
+    done();
   });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (!request.raw.complete && announcesBody(request.raw.headers)) reply.header('connection', 'close');
+    done(null, payload);
   });
 }

@@ -70,8 +70,9 @@ export function principalOf(request: FastifyRequest): Principal {
  */
 export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   app.decorateRequest('principal', null);
-  app.addHook('onSend', async (request, _reply, payload) => {
+  app.addHook('onSend', (request, _reply, payload, done) => {
     chargeAnswer(deps, request, payloadBytes(payload));
+    done(null, payload);
   });
   app.addHook('onRequest', async (request) => {
     const cfg = request.routeOptions.config;

@@ -1,15 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  bearerToken,
-  formatToken,
-  hashSecret,
-  mintKeyId,
-  mintSecret,
-  parseToken,
-  secretMatches,
-} from './access.keys.ts';
+import { bearerToken, formatToken, hashSecret, mintKeyId, mintSecret, parseToken, secretCheck } from './access.keys.ts';
 
 describe('API key tokens', () => {
   it('mints atl_<env>_<keyId>.<secret> tokens that parse back', () => {
@@ -64,19 +56,35 @@ describe('secret hashing', () => {
     const secret = mintSecret();
     const stored = hashSecret(secret);
     expect(stored).toBe(createHash('sha256').update(secret).digest('hex'));
-    expect(secretMatches(secret, stored)).toBe(true);
+    const matches = secretCheck(stored);
+    expect(matches(secret)).toBe(true);
     fc.assert(
       fc.property(fc.string({ minLength: 1, maxLength: 60 }), (other) => {
-        if (other !== secret) expect(secretMatches(other, stored)).toBe(false);
+        if (other !== secret) expect(matches(other)).toBe(false);
       }),
     );
+  });
+
+  it('remembers only a secret that matched: wrong ones before and after the right one are refused', () => {
+    const secret = mintSecret();
+    const matches = secretCheck(hashSecret(secret));
+    const near = `${secret.slice(0, -1)}${secret.endsWith('a') ? 'b' : 'a'}`;
+    expect(matches(near)).toBe(false);
+    expect(matches(near)).toBe(false);
+    expect(matches(secret)).toBe(true);
+    expect(matches(secret)).toBe(true);
+    expect(matches(near)).toBe(false);
+    expect(matches(`${secret}x`)).toBe(false);
+    expect(matches(secret.slice(0, -1))).toBe(false);
+    expect(matches('')).toBe(false);
+    expect(matches(secret)).toBe(true);
   });
 
   it('refuses (without throwing) a stored hash of another length or not hex', () => {
     const secret = mintSecret();
     const stored = hashSecret(secret);
     for (const bad of ['', stored.slice(0, 62), `${stored}00`, 'zz'.repeat(32), secret]) {
-      expect(secretMatches(secret, bad)).toBe(false);
+      expect(secretCheck(bad)(secret)).toBe(false);
     }
   });
 });

@@ -18,6 +18,7 @@ import {
 import type { BrandsService } from './brands.service.ts';
 import { deleteBrand } from './brands.delete.ts';
 import { ifNoneMatchHit } from '../../http/etag.ts';
+import { serializedOnce } from '../../http/serialized-once.ts';
 import { pageLinks } from '../../http/pagination.ts';
 
 /** Brand reads are per-user and change often: caches must revalidate (ETag) every time. */
@@ -39,6 +40,7 @@ export interface BrandsRoutesDeps {
 export function brandsRoutes(deps: BrandsRoutesDeps): FastifyPluginAsync {
   const service = deps.brands;
   const brandsUrl = `${deps.config.publicUrl}/v1/brands`;
+  const sendBrand = serializedOnce();
 
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>();
@@ -121,7 +123,7 @@ export function brandsRoutes(deps: BrandsRoutesDeps): FastifyPluginAsync {
         const { brand, etag } = await service.get(principalOf(request), request.params.brandId);
         reply.header('etag', etag).header('cache-control', CACHE_CONTROL);
         if (ifNoneMatchHit(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
-        return brand;
+        return sendBrand(reply, brand);
       },
     );
 

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import { fromBool, fromJson } from '../../adapters/db/columns.ts';
 import { AppError, badRequest } from '../../http/errors.ts';
@@ -35,7 +35,7 @@ export function accountBackoffSeconds(failures: number): number {
 
 export const SESSION_COOKIE = 'atelier_session';
 
-const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
+const sha256 = (value: string) => hash('sha256', value, 'hex');
 const randomToken = () => randomBytes(32).toString('base64url');
 /** Session ids and invite tokens are 32 random bytes in base64url (43 characters). */
 const TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;

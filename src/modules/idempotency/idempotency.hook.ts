@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onSendAsyncHookHandler, preHandlerAsyncHookHandler, RouteOptions } from 'fastify';
 import type { Clock } from '../../clock.ts';
 import { AppError, fieldError } from '../../http/errors.ts';
 import type { IdempotencyRepo } from './idempotency.repo.ts';
@@ -32,11 +32,14 @@ const REPLAYED_HEADERS = ['content-type', 'location', 'etag', 'retry-after', 'x-
  * runs, 409 `IDEMPOTENCY_KEY_IN_USE` with Retry-After 1. Runs after validation, so a request the
  * schema refuses stores nothing; a 5xx or 409 answer is not stored (the client may retry with the
  * same key). Keys live in the database, so every API node of a scaled deployment sees them.
+ *
+ * The hooks are the POST routes' own (added as each route is declared), so other requests do
+ * not run them.
  */
 export function installIdempotency(app: FastifyInstance, deps: { repo: IdempotencyRepo; clock: Clock }): void {
   app.decorateRequest('idempotencyKey', null);
-  app.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'POST' || request.routeOptions.config.idempotency === false || !request.principal) return;
+  const claim: preHandlerAsyncHookHandler = async (request, reply) => {
+    if (request.method !== 'POST' || !request.principal) return;
     const header = request.headers['idempotency-key'];
     if (header === undefined) return;
     const key = Array.isArray(header) ? header[0] : header;
@@ -90,9 +93,9 @@ export function installIdempotency(app: FastifyInstance, deps: { repo: Idempoten
       .code(existing.response_status)
       .headers({ ...headers, 'idempotent-replayed': 'true' })
       .send(existing.response_body ?? '');
-  });
+  };
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  const store: onSendAsyncHookHandler<unknown> = async (request, reply, payload) => {
     const key = request.idempotencyKey;
     if (!key || !request.principal) return payload;
     request.idempotencyKey = null;
@@ -113,5 +116,15 @@ export function installIdempotency(app: FastifyInstance, deps: { repo: Idempoten
     }
     await deps.repo.complete(orgId, key, { status: reply.statusCode, headers, body });
     return payload;
+  };
+
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('POST') || route.config?.idempotency === false) return;
+    route.preHandler = [...hooksOf(route.preHandler), claim];
+    route.onSend = [...hooksOf(route.onSend), store];
   });
 }
+
+const hooksOf = <T>(hooks: T | T[] | undefined): T[] =>
+  hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
