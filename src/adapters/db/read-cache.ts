@@ -11,28 +11,30 @@ import type { Database } from './database.ts';
  * Values are shared between callers: they must be treated as read-only.
  */
 export interface ReadCache {
-  get<T>(key: string, load: () => Promise<T>): Promise<T>;
+  /** The value: at once from the cache when it is fresh (no promise on the hot path), else loaded. */
+  get<T>(key: string, load: () => Promise<T>): T | Promise<T>;
 }
 
 export function createReadCache(db: Pick<Database, 'generation'>, max = 10_000): ReadCache {
   const entries = new Map<string, { gen: string; value: unknown }>();
   return {
-    async get<T>(key: string, load: () => Promise<T>): Promise<T> {
+    get<T>(key: string, load: () => Promise<T>): T | Promise<T> {
       const gen = db.generation();
       if (gen === undefined) return load();
       const hit = entries.get(key);
       if (hit && hit.gen === gen) return hit.value as T;
       // Read after taking the generation: a write landing in between bumps the generation, so
       // this entry (stored under the older one) is simply never served.
-      const value = await load();
-      if (value !== undefined) {
-        entries.delete(key);
-        entries.set(key, { gen, value });
-        if (entries.size > max) entries.delete(entries.keys().next().value as string);
-      } else {
-        entries.delete(key);
-      }
-      return value;
+      return load().then((value) => {
+        if (value !== undefined) {
+          entries.delete(key);
+          entries.set(key, { gen, value });
+          if (entries.size > max) entries.delete(entries.keys().next().value as string);
+        } else {
+          entries.delete(key);
+        }
+        return value;
+      });
     },
   };
 }

@@ -12,11 +12,15 @@ export interface RateDecision {
   remaining: number;
 }
 
+/**
+ * The in-memory limiter answers at once and the Redis one with a promise: on every request, the
+ * embedded mode's auth hook then makes no promise (modules/access/access.auth.ts).
+ */
 export interface RateLimiter {
   /** Takes `cost` tokens (default 1) when the bucket holds that many; else refuses and takes none. */
-  take(key: string, cost?: number): Promise<RateDecision>;
+  take(key: string, cost?: number): RateDecision | Promise<RateDecision>;
   /** Takes `cost` tokens whatever the bucket holds (it may go into debt, down to −burst). */
-  charge(key: string, cost: number): Promise<void>;
+  charge(key: string, cost: number): void | Promise<void>;
   close(): Promise<void>;
 }
 
@@ -61,12 +65,12 @@ export function createMemoryRateLimiter(s: BucketSettings, now: () => number = D
   }, 60_000);
   sweep.unref();
   return {
-    async take(key, cost = 1) {
+    take(key, cost = 1) {
       const { state, decision } = stepBucket(buckets.get(key), now(), s, cost);
       buckets.set(key, state);
       return decision;
     },
-    async charge(key, cost) {
+    charge(key, cost) {
       buckets.set(key, stepBucket(buckets.get(key), now(), s, cost, true).state);
     },
     async close() {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccessService, Principal } from './access.service.ts';
 import { bearerToken } from './access.keys.ts';
 import { can, type Permission } from './access.roles.ts';
@@ -49,7 +49,16 @@ function payloadBytes(payload: unknown): number {
  */
 export function chargeAnswer(deps: Pick<AuthDeps, 'byteLimiter'>, request: FastifyRequest, bytes: number): void {
   if (!request.principal || bytes <= 0) return;
-  void deps.byteLimiter.charge(request.principal.apiKeyId, bytes).catch(() => undefined);
+  deps.byteLimiter.charge(request.principal.apiKeyId, bytes)?.catch(() => undefined);
+}
+
+/**
+ * `f(value)`: at once when the value is at hand, else once it arrives. The embedded mode's key
+ * reads (the read cache) and limits (in memory) answer at once, so an authenticated request there
+ * makes no promise and waits for no microtask (bench/http).
+ */
+function then<T, R>(value: T | Promise<T>, f: (v: T) => R | Promise<R>): R | Promise<R> {
+  return value instanceof Promise ? value.then(f) : f(value);
 }
 
 /** The authenticated caller; routes behind the auth hook always have one. */
@@ -74,45 +83,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     chargeAnswer(deps, request, payloadBytes(payload));
     done(null, payload);
   });
-  app.addHook('onRequest', async (request) => {
-    const cfg = request.routeOptions.config;
-    if (cfg.auth === false || !request.routeOptions.url) return;
-    const sessionId = request.headers.authorization === undefined ? sessionIdOf(request.headers.cookie) : undefined;
-    let principal: Principal;
-    if (sessionId !== undefined) {
-      const session = await deps.console.authenticate(sessionId);
-      if (!session) throw unauthorized('Your console session is invalid or has expired: sign in again');
-      principal = session.principal;
-      request.principal = principal;
-      const decision = await deps.rateLimiter.take(principal.apiKeyId);
-      if (!decision.ok) throw rateLimited(decision.retryAfter);
-      const csrf = request.headers['x-csrf-token'];
-      if (
-        request.method !== 'GET' &&
-        request.method !== 'HEAD' &&
-        !sameToken(typeof csrf === 'string' ? csrf : undefined, session.view.csrfToken)
-      ) {
-        throw forbidden('Missing or wrong X-CSRF-Token header for this console session', 'CSRF_FAILED');
-      }
-    } else {
-      const token = bearerToken(request.headers.authorization);
-      if (!token) throw unauthorized('Missing API key: send Authorization: Bearer <API_KEY>');
-      const found = await deps.access.authenticate(token);
-      if (!found) throw unauthorized('Invalid, unknown, revoked or expired API key');
-      principal = found;
-      request.principal = principal;
-      deps.keyUsage.touch(principal.apiKeyId);
-      const decision = await deps.rateLimiter.take(principal.apiKeyId);
-      if (!decision.ok) throw rateLimited(decision.retryAfter);
-      // The answers this key made the server write recently are within its byte budget.
-      const bytes = await deps.byteLimiter.take(principal.apiKeyId, 0);
-      if (!bytes.ok) {
-        throw rateLimited(bytes.retryAfter, 'Too many answer bytes for this key: wait, or ask for smaller pages');
-      }
-      if (cfg.surface === 'console') {
-        throw forbidden('This endpoint is not available to API keys');
-      }
-    }
+  const routeChecks = (request: FastifyRequest, cfg: FastifyContextConfig, principal: Principal): void => {
     const method = request.method;
     const permission = cfg.permission ?? (method === 'GET' || method === 'HEAD' ? 'read' : undefined);
     if (!permission || !can(principal.role, permission)) {
@@ -126,5 +97,62 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
         plan: principal.org.planSlug,
       });
     }
+  };
+
+  const bySession = async (request: FastifyRequest, cfg: FastifyContextConfig, sessionId: string): Promise<void> => {
+    const session = await deps.console.authenticate(sessionId);
+    if (!session) throw unauthorized('Your console session is invalid or has expired: sign in again');
+    const principal = session.principal;
+    request.principal = principal;
+    const decision = await deps.rateLimiter.take(principal.apiKeyId);
+    if (!decision.ok) throw rateLimited(decision.retryAfter);
+    const csrf = request.headers['x-csrf-token'];
+    if (
+      request.method !== 'GET' &&
+      request.method !== 'HEAD' &&
+      !sameToken(typeof csrf === 'string' ? csrf : undefined, session.view.csrfToken)
+    ) {
+      throw forbidden('Missing or wrong X-CSRF-Token header for this console session', 'CSRF_FAILED');
+    }
+    routeChecks(request, cfg, principal);
+  };
+
+  const byKey = (request: FastifyRequest, cfg: FastifyContextConfig, token: string): void | Promise<void> =>
+    then(deps.access.authenticate(token), (principal) => {
+      if (!principal) throw unauthorized('Invalid, unknown, revoked or expired API key');
+      request.principal = principal;
+      deps.keyUsage.touch(principal.apiKeyId);
+      return then(deps.rateLimiter.take(principal.apiKeyId), (decision) => {
+        if (!decision.ok) throw rateLimited(decision.retryAfter);
+        // The answers this key made the server write recently are within its byte budget.
+        return then(deps.byteLimiter.take(principal.apiKeyId, 0), (bytes) => {
+          if (!bytes.ok) {
+            throw rateLimited(bytes.retryAfter, 'Too many answer bytes for this key: wait, or ask for smaller pages');
+          }
+          if (cfg.surface === 'console') throw forbidden('This endpoint is not available to API keys');
+          routeChecks(request, cfg, principal);
+        });
+      });
+    });
+
+  const authorize = (request: FastifyRequest): void | Promise<void> => {
+    const route = request.routeOptions;
+    if (route.config.auth === false || !route.url) return;
+    const sessionId = request.headers.authorization === undefined ? sessionIdOf(request.headers.cookie) : undefined;
+    if (sessionId !== undefined) return bySession(request, route.config, sessionId);
+    const token = bearerToken(request.headers.authorization);
+    if (!token) throw unauthorized('Missing API key: send Authorization: Bearer <API_KEY>');
+    return byKey(request, route.config, token);
+  };
+
+  app.addHook('onRequest', (request, _reply, done) => {
+    let outcome: void | Promise<void>;
+    try {
+      outcome = authorize(request);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (outcome instanceof Promise) outcome.then(() => done(), done);
+    else done();
   });
 }

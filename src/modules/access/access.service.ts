@@ -287,18 +287,24 @@ export function createAccessService({ repo, clock, plans, env, cache = noCache }
       await repo.updateUser(userId, { platform_admin: toBool(operator), updated_at: now() });
       return toUser(await mustUser(userId));
     },
-    /** Resolves a bearer token to a principal, or null for any reason a key is not valid now. */
-    async authenticate(token: string): Promise<Principal | null> {
+    /**
+     * Resolves a bearer token to a principal, or null for any reason a key is not valid now: at
+     * once when the key's row is in the read cache, else once it is read.
+     */
+    authenticate(token: string): Principal | null | Promise<Principal | null> {
       const parsed = parseToken(token);
       if (!parsed || parsed.env !== env) return null;
-      const found = await cache.get(`api-key:${parsed.keyId}`, () => repo.lookupKey(parsed.keyId));
-      if (!found) return null;
-      const { key } = found;
-      const { matches, principal } = resolve(found);
-      // The secret is checked first and always, so the timing does not depend on the key's state.
-      if (!matches(parsed.secret) || key.env !== env || key.revoked_at) return null;
-      if (key.expires_at && key.expires_at <= clock().toISOString()) return null;
-      return principal;
+      const admit = (found: KeyLookup | undefined): Principal | null => {
+        if (!found) return null;
+        const { key } = found;
+        const { matches, principal } = resolve(found);
+        // The secret is checked first and always, so the timing does not depend on the key's state.
+        if (!matches(parsed.secret) || key.env !== env || key.revoked_at) return null;
+        if (key.expires_at && key.expires_at <= clock().toISOString()) return null;
+        return principal;
+      };
+      const found = cache.get(`api-key:${parsed.keyId}`, () => repo.lookupKey(parsed.keyId));
+      return found instanceof Promise ? found.then(admit) : admit(found);
     },
   };
   return service;
