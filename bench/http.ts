@@ -10,8 +10,9 @@
  *   npm run bench                        # every bench/*.ts
  *   npx tsx bench/http.ts                # this one; BENCH_SECONDS=3 BENCH_ROUNDS=5 BENCH_CONNECTIONS=10
  *   BENCH_SERVER_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npx tsx bench/http.ts   # profile the servers
+ *   BENCH_LOG=json npx tsx bench/http.ts # with the request log on, as in production
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,6 +30,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const MIN_RATIO = Number(process.env.BENCH_MIN_RATIO ?? 0.5);
+const LOG = process.env.BENCH_LOG ?? 'off';
 
 /** Child: the embedded app (temp data dir, rate limit out of the way) and the bare baseline. */
 async function serveBoth(): Promise<void> {
@@ -40,7 +42,8 @@ async function serveBoth(): Promise<void> {
     ATELIER_DATA_DIR: dataDir,
     HOST: '127.0.0.1',
     PORT: '0',
-    LOG_LEVEL: 'silent',
+    // BENCH_LOG=json: the request log on, as in production (one JSON line per request on stdout).
+    ...(LOG === 'json' ? { LOG_LEVEL: 'info', ATELIER_LOG_FORMAT: 'json' } : { LOG_LEVEL: 'silent' }),
     ATELIER_RATE_LIMIT_PER_SECOND: '1000000',
     ATELIER_RATE_LIMIT_BURST: '1000000',
   });
@@ -110,10 +113,13 @@ async function measure(server: ChildProcess, url: string, headers: Record<string
 
 /** A fresh server process: the app and the baseline. */
 async function startServers(): Promise<{ child: ChildProcess; ready: Ready; stop: () => void }> {
+  // The log goes down a pipe to another process, as to a container runtime's log collector.
+  const sink = LOG === 'json' ? spawn('cat', [], { stdio: ['pipe', 'ignore', 'inherit'] }) : undefined;
   const child = fork(import.meta.filename, ['--serve'], {
     execArgv: (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean),
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', sink ? sink.stdin : 'inherit', 'inherit', 'ipc'],
   });
+  child.once('exit', () => sink?.kill());
   let stopped = false;
   child.once('exit', (code) => {
     if (stopped) return;
