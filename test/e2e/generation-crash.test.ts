@@ -34,7 +34,15 @@ interface Submitted {
   groupId: string;
 }
 
-/** A product, then three forges, a DNA version, an extraction and a video, alternating API nodes. */
+/** One forge per API node; four variations each. */
+const FORGE_PROMPTS = ['on a wooden table', 'on white marble'];
+const VARIATIONS = FORGE_PROMPTS.length * 4;
+
+/**
+ * A product, then two forges (eight variations), a DNA version, an extraction and a video,
+ * alternating API nodes: each API node takes a forge, and the variations keep both workers busy
+ * when one is killed.
+ */
 async function submit(bases: string[], apiKey: string): Promise<Submitted> {
   const [a, b = a] = bases.map((x) => apiClient(x, apiKey)) as [
     ReturnType<typeof apiClient>,
@@ -65,7 +73,7 @@ async function submit(bases: string[], apiKey: string): Promise<Submitted> {
     100,
   );
   const forgeIds: string[] = [];
-  for (const [i, prompt] of ['on a wooden table', 'on white marble', 'on a concrete ledge'].entries()) {
+  for (const [i, prompt] of FORGE_PROMPTS.entries()) {
     const api = i % 2 ? b : a;
     const forge = await api.post(`/brands/${brand.id}/scene-forges`, {
       blendingPrompt: `The cap ${prompt}`,
@@ -148,7 +156,7 @@ function checkLedger(rows: { pool: string; state: string; amount: number }[]) {
     rows.filter((r) => r.state === 'reserved'),
     JSON.stringify(rows),
   ).toEqual([]);
-  expect(by('image_generations', 'committed')).toBe(12);
+  expect(by('image_generations', 'committed')).toBe(VARIATIONS);
   expect(by('video_seconds', 'committed')).toBe(2);
   expect(by('brand_dna_extractions', 'committed')).toBe(1);
 }
@@ -176,12 +184,12 @@ describe('crash safety of generation (real processes, SIGKILL)', () => {
             const images = await db.query(
               'SELECT scene_forge_id, count(*)::int AS n FROM generated_images GROUP BY scene_forge_id',
             );
-            expect(images.rows.map((r) => r.n)).toEqual([4, 4, 4]);
+            expect(images.rows.map((r) => r.n)).toEqual(FORGE_PROMPTS.map(() => 4));
             const generated = await db.query(
               "SELECT count(*)::int AS n FROM assets WHERE origin = 'generated' AND id = ANY($1)",
               [assetIds],
             );
-            expect(generated.rows[0].n).toBe(12);
+            expect(generated.rows[0].n).toBe(VARIATIONS);
             const ledger = await db.query(
               'SELECT pool, state, amount FROM usage_reservations WHERE organization_id = $1',
               [organizationId],
@@ -247,7 +255,7 @@ describe('crash safety of generation (real processes, SIGKILL)', () => {
           const images = db
             .prepare('SELECT scene_forge_id, count(*) AS n FROM generated_images GROUP BY scene_forge_id')
             .all() as { n: number }[];
-          expect(images.map((r) => r.n)).toEqual([4, 4, 4]);
+          expect(images.map((r) => r.n)).toEqual(FORGE_PROMPTS.map(() => 4));
           const ledger = db
             .prepare('SELECT pool, state, amount FROM usage_reservations WHERE organization_id = ?')
             .all(organizationId) as { pool: string; state: string; amount: number }[];
