@@ -18,7 +18,6 @@ import { opsRoutes } from './http/ops.routes.ts';
 import { installOpenApi } from './http/openapi.ts';
 import { createRouteCatalog } from './mcp/route-catalog.ts';
 import { mcpRoutes } from './mcp/mcp.routes.ts';
-import { consoleRoutes } from './modules/console/console.routes.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -115,8 +114,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: '/v1' },
   );
   await app.register(mcpRoutes({ ...deps, app, catalog }));
-  // The web console: its sign-in API (/console/api) and the built UI (/console).
-  await app.register(consoleRoutes(deps));
+  // Routes outside the API: the web console's sign-in API (/console/api) and built UI (/console).
+  for (const module of deps.modules) if (module.rootRoutes) await app.register(module.rootRoutes);
   return app;
 }
 

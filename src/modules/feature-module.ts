@@ -13,8 +13,8 @@ export interface ModuleSchedule {
  * What every feature's `<feature>.module.ts` returns (ARCHITECTURE.md "A module"): the wiring
  * (deps.ts) keeps the modules in one ordered list, registers every module's jobs, schedules and
  * waiting work from it, and app.ts registers their routes under `/v1` in the list's order (the
- * OpenAPI document's order, hence the SDK's types and the agent tools'). A module adds what its
- * callers read (its service, its repo...) as further members.
+ * OpenAPI document's order, hence the SDK's types and the agent tools'), then their root routes.
+ * A module adds what its callers read (its service, its repo...) as further members.
  */
 export interface FeatureModule {
   /** The feature (its folder under src/modules). */
@@ -27,6 +27,8 @@ export interface FeatureModule {
   readonly pending?: readonly PendingKind[];
   /** Its API routes, a plugin registered under `/v1`. */
   readonly routes?: FastifyPluginAsync;
+  /** Its routes outside the API (the console's sign-in API and pages), registered at the root after `/v1`. */
+  readonly rootRoutes?: FastifyPluginAsync;
 }
 
 /** A module's value, checked against the contract and keeping the types of its further members. */

@@ -5,6 +5,7 @@ import { defineJob, type JobRef } from '../../jobs/types.ts';
 import { createAccessRepo } from '../access/access.repo.ts';
 import { createConsoleRepo } from './console.repo.ts';
 import { type ConsoleServiceDeps, createConsoleService } from './console.service.ts';
+import { type ConsoleRoutesDeps, consoleRoutes } from './console.routes.ts';
 import { createPasswords } from './passwords.ts';
 import { defineModule } from '../feature-module.ts';
 
@@ -15,12 +16,15 @@ const PURGE_EVERY_MS = 3_600_000;
 export interface ConsoleModuleDeps {
   db: Database;
   clock: Clock;
-  config: ConsoleServiceDeps['config'];
+  config: ConsoleServiceDeps['config'] & ConsoleRoutesDeps['config'];
   /** scrypt's cost N for new password hashes (default PASSWORD_COST; tests pass a cheaper one). */
   passwordCost?: number;
 }
 
-/** Wires console sign-in (src/modules/console): its service, the purge job and its schedule. */
+/**
+ * Wires console sign-in (src/modules/console): its service, the purge job and its schedule, and
+ * its routes at the root (/console/api and the built UI at /console).
+ */
 export function createConsoleModule(deps: ConsoleModuleDeps) {
   const repo = createConsoleRepo(deps.db);
   const service = createConsoleService({
@@ -43,5 +47,6 @@ export function createConsoleModule(deps: ConsoleModuleDeps) {
     }),
   ];
   const schedules = [{ name: purgeConsoleSessionsJob.name, payload: {}, everyMs: PURGE_EVERY_MS }];
-  return defineModule({ name: 'console', repo, service, jobs, schedules });
+  const rootRoutes = consoleRoutes({ config: deps.config, console: service });
+  return defineModule({ name: 'console', repo, service, jobs, schedules, rootRoutes });
 }
