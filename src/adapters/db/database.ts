@@ -162,11 +162,18 @@ async function openPostgres(url: string, opts: DatabaseOptions): Promise<Databas
   return wrap(kysely, 'postgres', schema);
 }
 
-/** PostgreSQL's invalid_schema_name for another schema than ours: one dropped while the catalog was read. */
+/**
+ * Another schema than ours dropped while the catalog was read: PostgreSQL's invalid_schema_name,
+ * or undefined_table for a relation named in another schema (`relation "t_x.organizations"
+ * does not exist`: its table went between the list of tables and the read of its columns).
+ */
 export function droppedMeanwhile(error: unknown, ours: string | undefined): boolean {
   const e = error as { code?: unknown; message?: unknown } | undefined;
-  if (e?.code !== '3F000' || typeof e.message !== 'string') return false;
-  return ours === undefined || !e.message.includes(`"${ours}"`);
+  if (typeof e?.message !== 'string') return false;
+  if (e.code === '3F000') return ours === undefined || !e.message.includes(`"${ours}"`);
+  if (e.code !== '42P01') return false;
+  const schema = /^relation "([^".]+)\.[^"]+" does not exist/.exec(e.message)?.[1];
+  return schema !== undefined && schema !== ours;
 }
 
 function wrap(

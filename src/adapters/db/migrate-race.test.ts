@@ -8,12 +8,17 @@ import { dropSchema, TEST_PG_URL } from '../../../test/helpers/pg.ts';
 import { droppedMeanwhile, openDatabase } from './database.ts';
 
 describe('droppedMeanwhile', () => {
-  it('is invalid_schema_name for another schema than ours, nothing else', () => {
+  it('is invalid_schema_name, or undefined_table in a named schema, for another schema than ours; nothing else', () => {
     const err = (message: string, code = '3F000') => Object.assign(new Error(message), { code });
     expect(droppedMeanwhile(err('schema "t_other" does not exist'), 't_mine')).toBe(true);
     expect(droppedMeanwhile(err('schema "t_other" does not exist'), undefined)).toBe(true);
     expect(droppedMeanwhile(err('schema "t_mine" does not exist'), 't_mine')).toBe(false);
+    // Seen in the suite: a table of a schema dropped between Kysely's list of tables and its columns.
+    expect(droppedMeanwhile(err('relation "t_other.organizations" does not exist', '42P01'), 't_mine')).toBe(true);
+    expect(droppedMeanwhile(err('relation "t_other.organizations" does not exist', '42P01'), undefined)).toBe(true);
+    expect(droppedMeanwhile(err('relation "t_mine.organizations" does not exist', '42P01'), 't_mine')).toBe(false);
     expect(droppedMeanwhile(err('relation "x" does not exist', '42P01'), 't_mine')).toBe(false);
+    expect(droppedMeanwhile(err('relation "t_other.x" does not exist', '42703'), 't_mine')).toBe(false);
     expect(droppedMeanwhile(undefined, 't_mine')).toBe(false);
   });
 });
