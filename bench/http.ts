@@ -1,8 +1,9 @@
 /**
  * HTTP benchmark: GET /v1/brands/{id} with an API key (auth, rate limit, database read, ETag,
  * serialization) against a bare Fastify route serving the same bytes, measured in the same run on
- * the same machine. Prints JSON {route:{rps,p99}, baseline:{rps,p99}, ratio}; exits 1 when the
- * ratio is under the budget (BENCH_MIN_RATIO, default 0.5).
+ * the same machine. Prints JSON {route:{rps,p99,cpuUsPerRequest}, baseline:{…}, ratio, cpuRatio,
+ * rounds} (rounds: each round's own ratio); exits 1 when the ratio is under the budget
+ * (BENCH_MIN_RATIO, default 0.5).
  *
  * The servers run in a child process (this file with --serve, on Node's own type stripping as
  * in production) so that autocannon, in this process, does not share an event loop with them.
