@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../adapters/db/database.ts';
 import type { DB } from '../../adapters/db/schema.ts';
-import { type GenerationStatus, PARTNERS } from '../generation/generation.schemas.ts';
+import type { GenerationStatus } from '../generation/generation.schemas.ts';
 import type { GeneratedImagesTable, SceneForgesTable, SceneRefinementsTable } from './scenes.tables.ts';
 import { rollUpStatus } from '../generation/rollup.ts';
 import { createVariationsRepo } from '../generation/variations.repo.ts';
@@ -171,9 +171,6 @@ export function createScenesRepo(db: Database) {
 }
 
 export type ScenesRepo = ReturnType<typeof createScenesRepo>;
-
-/** Partner buckets a list may ask for. */
-export const PARTNER_FILTERS = ['all', ...PARTNERS] as const;
 
 /**
  * The scene forges and variations under a brand, for deleting the brand (brands.delete.ts): pending
