@@ -9,7 +9,7 @@
  * in production) so that autocannon, in this process, does not share an event loop with them.
  *
  *   npm run bench                        # every bench/*.ts
- *   npx tsx bench/http.ts                # this one; BENCH_SECONDS=3 BENCH_ROUNDS=5 BENCH_CONNECTIONS=10
+ *   npx tsx bench/http.ts                # this one; BENCH_SECONDS=3 BENCH_ROUNDS=5 BENCH_CONNECTIONS=10 BENCH_WARMUP=3
  *   BENCH_SERVER_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npx tsx bench/http.ts   # profile the servers
  *   BENCH_LOG=json npx tsx bench/http.ts # with the request log on, as in production
  */
@@ -30,6 +30,7 @@ interface Ready {
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const MIN_RATIO = Number(process.env.BENCH_MIN_RATIO ?? 0.5);
 const LOG = process.env.BENCH_LOG ?? 'off';
 
@@ -141,9 +142,12 @@ async function startServers(): Promise<{ child: ChildProcess; ready: Ready; stop
 async function main(): Promise<void> {
   // Rounds, each in a fresh server process: the same code measured 78 to 129 µs per request in
   // four processes side by side (V8's choices and the heap's layout differ from one process to
-  // the next), so one process's luck must not decide. In each, a second of warm-up for each
-  // server (JIT, SQLite page cache), then the baseline and the route; the median round of each is
-  // reported, and the ratio is the median of the rounds' own ratios.
+  // the next), so one process's luck must not decide. In each, a warm-up for each server (JIT,
+  // SQLite page cache), then the baseline and the route; the median round of each is reported,
+  // and the ratio is the median of the rounds' own ratios. The warm-up is long enough for V8 to
+  // finish optimizing: its compiler threads count in the process's CPU time and take the core the
+  // load generator needs (a route measured right after one second of warm-up used twice the CPU
+  // per request it used four seconds later), and a server that runs for hours is measured warm.
   const baselines: Awaited<ReturnType<typeof measure>>[] = [];
   const routes: typeof baselines = [];
   const ratios: number[] = [];
@@ -155,8 +159,8 @@ async function main(): Promise<void> {
         headers: { authorization: `Bearer ${ready.apiKey}` },
       };
       const bare = { url: `${ready.baselineUrl}/baseline`, headers: {} };
-      await measure(child, bare.url, bare.headers, 1);
-      await measure(child, target.url, target.headers, 1);
+      await measure(child, bare.url, bare.headers, WARMUP);
+      await measure(child, target.url, target.headers, WARMUP);
       const b = await measure(child, bare.url, bare.headers, SECONDS);
       const r = await measure(child, target.url, target.headers, SECONDS);
       baselines.push(b);
