@@ -27,9 +27,10 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
  * closes only those idle when `server.close()` is called; the others would hold the close for
  * the keep-alive timeout). Requests in flight still finish; one that arrives on an open
  * connection meanwhile is answered 503 `SERVICE_UNAVAILABLE` with `Retry-After` in the one error
- * body (Fastify's own 503 for it has another shape, so `return503OnClosing` is off).
+ * body (buildApp's first onRequest hook asks `closing()`; Fastify's own 503 for it has another
+ * shape, so `return503OnClosing` is off).
  */
-function drainConnectionsOnClose(app: FastifyInstance): void {
+function drainConnectionsOnClose(app: FastifyInstance): { closing(): boolean } {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -37,15 +38,11 @@ function drainConnectionsOnClose(app: FastifyInstance): void {
     sweep.unref();
     app.server.once('close', () => clearInterval(sweep));
   });
-  // Hooks in the callback style where nothing is awaited: an async hook costs a promise and a
-  // turn of the microtask queue on every request (bench/http).
-  app.addHook('onRequest', (_request, _reply, done) => {
-    done(closing ? shuttingDown() : undefined);
-  });
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
+  return { closing: () => closing };
 }
 
 /** The Fastify app with every route; no `listen` (tests use `app.inject`). */
@@ -82,14 +79,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const drain = drainConnectionsOnClose(app);
+  // Hooks in the callback style where nothing is awaited: an async hook costs a promise and a
+  // turn of the microtask queue on every request (bench/http). Every answer carries its request
+  // id (the error body's requestId), refusals too.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    done();
+    done(drain.closing() ? shuttingDown() : undefined);
   });
-  drainConnectionsOnClose(app);
   installSlowBodyGuard(app, { bodyMs: deps.config.httpTimeouts.bodyMs });
   installCors(app, { origins: deps.config.corsOrigins });
-  installRequestLog(app, { format: logFormat });
+  // No log, no hook: with logging off a request does not pay for its line's fields.
+  if (logLevel !== 'silent') installRequestLog(app, { format: logFormat });
   installValidators(app);
   installJsonParser(app);
   installErrorHandling(app);

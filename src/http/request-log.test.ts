@@ -47,11 +47,11 @@ describe('request log', () => {
   });
 
   /** An app with the real logger and request log hook, writing its log lines into `lines`. */
-  async function appLogging(format: 'json' | 'pretty') {
+  async function appLogging(format: 'json' | 'pretty', logLevel: 'debug' | 'info' = 'debug') {
     const lines: string[] = [];
     const app = Fastify({
       loggerInstance: createLogger(
-        { logLevel: 'debug', logFormat: format },
+        { logLevel, logFormat: format },
         { write: (line: string) => void lines.push(line) },
       ) as FastifyBaseLogger,
       logController: new LogController({ disableRequestLogging: true }),
@@ -91,5 +91,12 @@ describe('request log', () => {
       expect.stringMatching(/^\d\d:\d\d:\d\d DEBUG GET \/v1\/brands\/:brandId 200 \d+ms path=\/v1\/brands\/b_123\n$/),
     ]);
     await pretty.app.close();
+
+    // At a terminal at the default level, what went well is not shown; what did not is.
+    const quiet = await appLogging('pretty', 'info');
+    await quiet.app.inject({ url: '/v1/brands/b_123' });
+    await quiet.app.inject({ url: '/v1/nothing' });
+    expect(quiet.lines).toEqual([expect.stringMatching(/^\d\d:\d\d:\d\d INFO {2}GET \/v1\/nothing 404 \d+ms\n$/)]);
+    await quiet.app.close();
   });
 });

@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 
 /**
  * One log line per request (Fastify's own two lines, "incoming request" and "request completed",
@@ -41,10 +42,18 @@ export function requestLogFields(r: {
   };
 }
 
+/** Whether the logger writes `level` (pino's loggers say; for any other, yes). */
+function levelEnabled(log: FastifyBaseLogger, level: string): boolean {
+  return (log as Partial<Pick<Logger, 'isLevelEnabled'>>).isLevelEnabled?.(level) ?? true;
+}
+
 export function installRequestLog(app: FastifyInstance, o: { format: 'json' | 'pretty' }): void {
   app.addHook('onResponse', (request, reply, done) => {
     const status = reply.statusCode;
-    request.log[requestLogLevel(status, o.format)](
+    const level = requestLogLevel(status, o.format);
+    // The pretty format's 2xx lines are debug, off at the default level: no fields for nothing.
+    if (!levelEnabled(request.log, level)) return done();
+    request.log[level](
       requestLogFields({
         method: request.method,
         url: request.url,

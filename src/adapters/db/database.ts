@@ -86,7 +86,20 @@ function openSqlite(file: string): Database {
     }
     return version;
   };
-  return wrap(kysely, 'sqlite', undefined, () => `${otherCommits()}:${state.writes}`);
+  // The token is built again only when one of its parts moved (a request asks for it twice).
+  let token = '';
+  let tokenVersion = -1;
+  let tokenWrites = -1;
+  const generation = () => {
+    const v = otherCommits();
+    if (v !== tokenVersion || state.writes !== tokenWrites) {
+      tokenVersion = v;
+      tokenWrites = state.writes;
+      token = `${v}:${tokenWrites}`;
+    }
+    return token;
+  };
+  return wrap(kysely, 'sqlite', undefined, generation);
 }
 
 /**
