@@ -38,6 +38,57 @@ export interface LogSettings {
   logFormat: 'json' | 'pretty';
 }
 
+/** Bytes of JSON lines gathered before they are written, and the longest a line waits (ms). */
+export const LOG_BUFFER = { bytes: 4096, flushMs: 100 } as const;
+
+let stdoutSink: DestinationStream | undefined;
+
+/**
+ * Standard output for every JSON logger of the process (one stream, so lines keep their order),
+ * written a few kilobytes at a time: with one line per request, a write per line cost the request
+ * more than the rest of its logging (a pipe's reader woken each time; bench/http with
+ * BENCH_LOG=json). A line waits at most LOG_BUFFER.flushMs, and what is gathered is written when
+ * the process exits, by process.exit or an uncaught error included; a process killed with SIGKILL
+ * loses at most that last tenth of a second. The lines are gathered here rather than by pino's
+ * destination (its minLength), which measures the whole gathered text again at every line.
+ */
+function bufferedStdout(): DestinationStream {
+  if (stdoutSink) return stdoutSink;
+  const out = pino.destination({ dest: 1, sync: true });
+  let lines: string[] = [];
+  let size = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (lines.length === 0) return;
+    const text = lines.join('');
+    lines = [];
+    size = 0;
+    out.write(text);
+  };
+  process.once('exit', () => {
+    try {
+      flush();
+      out.flushSync();
+    } catch {
+      // stdout closed already (the reader went away): nothing to write to.
+    }
+  });
+  stdoutSink = {
+    write(line: string) {
+      lines.push(line);
+      size += line.length;
+      if (size >= LOG_BUFFER.bytes) flush();
+      else if (!timer) {
+        timer = setTimeout(flush, LOG_BUFFER.flushMs);
+        timer.unref();
+      }
+    },
+  };
+  return stdoutSink;
+}
+
 /**
  * The process's logger: pino at the configured level, as JSON lines (`json`, production) or one
  * short human line per event (`pretty`, a terminal), on stdout unless given another destination
@@ -45,7 +96,7 @@ export interface LogSettings {
  */
 export function createLogger(config: LogSettings, destination?: DestinationStream): Logger {
   const options = { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] };
-  if (config.logFormat === 'json') return destination ? pino(options, destination) : pino(options);
+  if (config.logFormat === 'json') return pino(options, destination ?? bufferedStdout());
   const out = destination ?? process.stdout;
   return pino(options, { write: (line: string) => void out.write(prettyLine(line)) });
 }
