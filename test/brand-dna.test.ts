@@ -572,11 +572,20 @@ describe.each(dbKinds())('Brand DNA over HTTP (%s)', (kind) => {
     const pro = await t.bootstrap({ orgName: 'Pro org', plan: 'pro' });
     await t.deps.access.setOverrides(pro.organizationId, { pools: { brand_dna_extractions: 1 } });
     const proBrand = await createBrand(t, pro.apiKey, 'Pro brand');
-    const first = await create({ urls: [`${sites.origin}/missing/`] }, proBrand, pro.apiKey);
+    // The first run's page answers only once the second create was refused: a run that failed
+    // already would have given its unit back.
+    let answer!: () => void;
+    const asked = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    sites.routes.set('/held/', (_req, res) => void asked.then(() => res.writeHead(404).end('not found')));
+    const first = await create({ urls: [`${sites.origin}/held/`] }, proBrand, pro.apiKey);
     expect(first.statusCode).toBe(200);
     const second = await create({ urls: [`${sites.origin}/missing/`] }, proBrand, pro.apiKey);
     expectError(second, 403, 'QUOTA_EXCEEDED');
     expect(second.json().error.details.pool).toBe('brand_dna_extractions');
+    answer();
+    sites.routes.delete('/held/');
     // The failed run gives its unit back, so the next create is accepted.
     await settle(first.json().data.versionId, proBrand, pro.apiKey);
     expect((await create({ urls: [`${sites.origin}/missing/`] }, proBrand, pro.apiKey)).statusCode).toBe(200);
