@@ -11,6 +11,7 @@ import { installMetrics } from './http/metrics.ts';
 import { installSlowBodyGuard } from './http/slow-bodies.ts';
 import { installCors } from './http/cors.ts';
 import { installRequestLog } from './http/request-log.ts';
+import { requestLoggerFactory } from './http/request-logger.ts';
 import { createLogger } from './adapters/log/logger.ts';
 import { installLongPoll } from './http/long-poll.ts';
 import { shuttingDown } from './http/errors.ts';
@@ -52,6 +53,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(logLevel === 'silent' ? { logger: false } : { loggerInstance: createLogger(deps.config) as FastifyBaseLogger }),
     // One line per request of our own (installRequestLog), not Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
+    // Each request's logger is made when something logs through it, not for every request.
+    childLoggerFactory: requestLoggerFactory,
     bodyLimit: deps.config.bodyLimit,
     frameworkErrors,
     clientErrorHandler,

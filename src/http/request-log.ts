@@ -1,5 +1,5 @@
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { levelEnabled } from './request-logger.ts';
 
 /**
  * One log line per request (Fastify's own two lines, "incoming request" and "request completed",
@@ -42,25 +42,25 @@ export function requestLogFields(r: {
   };
 }
 
-/** Whether the logger writes `level` (pino's loggers say; for any other, yes). */
-function levelEnabled(log: FastifyBaseLogger, level: string): boolean {
-  return (log as Partial<Pick<Logger, 'isLevelEnabled'>>).isLevelEnabled?.(level) ?? true;
-}
-
 export function installRequestLog(app: FastifyInstance, o: { format: 'json' | 'pretty' }): void {
   app.addHook('onResponse', (request, reply, done) => {
     const status = reply.statusCode;
     const level = requestLogLevel(status, o.format);
     // The pretty format's 2xx lines are debug, off at the default level: no fields for nothing.
     if (!levelEnabled(request.log, level)) return done();
-    request.log[level](
-      requestLogFields({
-        method: request.method,
-        url: request.url,
-        route: request.routeOptions.url,
-        statusCode: status,
-        elapsedMs: reply.elapsedTime,
-      }),
+    // Through the app's logger with the request's id, as request.log would write it, without
+    // making the request's own logger (request-logger.ts).
+    app.log[level](
+      {
+        reqId: request.id,
+        ...requestLogFields({
+          method: request.method,
+          url: request.url,
+          route: request.routeOptions.url,
+          statusCode: status,
+          elapsedMs: reply.elapsedTime,
+        }),
+      },
       'request',
     );
     done();
