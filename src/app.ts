@@ -50,11 +50,13 @@ function drainConnectionsOnClose(app: FastifyInstance): { closing(): boolean } {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { logLevel, logFormat } = deps.config;
   const app = Fastify({
-    ...(logLevel === 'silent' ? { logger: false } : { loggerInstance: createLogger(deps.config) as FastifyBaseLogger }),
+    // Each request's logger is made when something logs through it, not for every request (with
+    // no logger Fastify makes none: a factory of ours would make it call one per request).
+    ...(logLevel === 'silent'
+      ? { logger: false }
+      : { loggerInstance: createLogger(deps.config) as FastifyBaseLogger, childLoggerFactory: requestLoggerFactory }),
     // One line per request of our own (installRequestLog), not Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
-    // Each request's logger is made when something logs through it, not for every request.
-    childLoggerFactory: requestLoggerFactory,
     bodyLimit: deps.config.bodyLimit,
     frameworkErrors,
     clientErrorHandler,

@@ -2,7 +2,7 @@ import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../adapters/log/logger.ts';
 import { installRequestLog } from './request-log.ts';
-import { requestLoggerFactory } from './request-logger.ts';
+import { levelEnabled, requestLoggerFactory } from './request-logger.ts';
 
 /** An app as buildApp makes it (real pino, request log, request loggers made on first use). */
 async function app(logLevel: 'info' | 'debug' = 'info') {
@@ -23,12 +23,12 @@ async function app(logLevel: 'info' | 'debug' = 'info') {
     request.log.info({ step: 1 }, 'first');
     request.log.child({ part: 'inner' }).warn('second');
     request.log.debug('not at info');
-    return { enabled: { info: request.log.isLevelEnabled('info'), debug: request.log.isLevelEnabled('debug') } };
+    return { enabled: { info: levelEnabled(request.log, 'info'), debug: levelEnabled(request.log, 'debug') } };
   });
   a.get('/warn-only', { logLevel: 'warn' }, async (request) => {
     request.log.info('dropped: the route logs warnings only');
     request.log.warn('kept');
-    return { level: request.log.level, info: request.log.isLevelEnabled('info') };
+    return { level: request.log.level, info: levelEnabled(request.log, 'info') };
   });
   a.get('/fails', async (request) => {
     request.log.error(new Error('boom'), 'it failed');
