@@ -690,6 +690,19 @@ export function brandWordAvoided(avoided: string[]) {
   };
 }
 
+/**
+ * The PROMPT_TRUNCATED warning of a local enhancer: a `warning` when the user's own prompt was cut
+ * (`userCut`), `info` when only the enhancer's additions were shortened or left out.
+ */
+export function promptTruncated(userCut: boolean, message: string) {
+  return {
+    code: 'PROMPT_TRUNCATED' as const,
+    severity: userCut ? ('warning' as const) : ('info' as const),
+    field: 'originalPrompt',
+    message,
+  };
+}
+
 function avoidedWordsIn(text: string, brand: SceneBrandContext | undefined): string[] {
   return avoidList(brand).filter((w) => wordsRe([w]).test(text));
 }
@@ -1215,14 +1228,14 @@ export function enhanceScene(input: SceneEnhancementInput): SceneEnhancement {
   if (optimizedPrompt.length > SCENE_PROMPT_MAX) optimizedPrompt = cutWords(optimizedPrompt, SCENE_PROMPT_MAX);
   if (!optimizedPrompt) optimizedPrompt = 'A clean, well-lit product photograph.';
   if (userCut || dropped) {
-    warnings.push({
-      code: 'PROMPT_TRUNCATED',
-      severity: userCut ? 'warning' : 'info',
-      field: 'originalPrompt',
-      message: userCut
-        ? `The prompt is longer than ${SCENE_PROMPT_MAX} characters and was cut at a word boundary; nothing was added to it.`
-        : `The enhanced prompt would exceed ${SCENE_PROMPT_MAX} characters: ${dropped} of the suggested additions were left out and your prompt was kept whole.`,
-    });
+    warnings.push(
+      promptTruncated(
+        userCut,
+        userCut
+          ? `The prompt is longer than ${SCENE_PROMPT_MAX} characters and was cut at a word boundary; nothing was added to it.`
+          : `The enhanced prompt would exceed ${SCENE_PROMPT_MAX} characters: ${dropped} of the suggested additions were left out and your prompt was kept whole.`,
+      ),
+    );
   }
 
   const theme = themeOf({ input, look, scan, envText, style, light, toneSet });

@@ -29,6 +29,7 @@ import {
   paletteWord,
   productPhrase,
   productWordsOf,
+  promptTruncated,
   usefulTags,
 } from './scene-enhancer.local.ts';
 
@@ -1121,16 +1122,16 @@ export function enhanceVideo(input: VideoEnhancementInput): VideoEnhancement {
   if (!text) text = cutWords(cameraBare || 'Static camera.', maxChars);
   const unnamed = !userMove && !kept.some((i) => parts[i]!.order === 1);
   if (userCut || shortened) {
-    warnings.push({
-      code: 'PROMPT_TRUNCATED',
-      severity: userCut ? 'warning' : 'info',
-      field: 'originalPrompt',
-      message: userCut
-        ? `The prompt is longer than the ${maxChars} characters the model takes and was cut at a word boundary.`
-        : unnamed
-          ? `The prompt leaves no room within ${maxChars} characters: nothing was added, not even the camera move (${camera} is suggested; the prompt does not name it).`
-          : `The enhanced prompt would exceed ${maxChars} characters: some of the suggested additions were shortened or left out and your prompt was kept whole.`,
-    });
+    warnings.push(
+      promptTruncated(
+        userCut,
+        userCut
+          ? `The prompt is longer than the ${maxChars} characters the model takes and was cut at a word boundary.`
+          : unnamed
+            ? `The prompt leaves no room within ${maxChars} characters: nothing was added, not even the camera move (${camera} is suggested; the prompt does not name it).`
+            : `The enhanced prompt would exceed ${maxChars} characters: some of the suggested additions were shortened or left out and your prompt was kept whole.`,
+      ),
+    );
   }
   // The engine reads the earliest camera phrase: that is the move this prompt gives it.
   const read = chooseCameraMove(text, 0);
