@@ -33,7 +33,7 @@ const meanLuma = (rgb: Uint8Array, x0: number, y0: number, x1: number, y1: numbe
   return s / ((x1 - x0) * (y1 - y0));
 };
 
-function studio(lightAngle: number): Uint8Array {
+function studio(lightAngle: number, shot = 0): Uint8Array {
   return studioBackdrop({
     width: W,
     height: H,
@@ -41,10 +41,45 @@ function studio(lightAngle: number): Uint8Array {
     lightAngle,
     palette: ['#d62828'],
     productLuma: 40,
-    focus: { x: 95, y: 240 },
+    focus: { x: 160, y: 240 },
     seed: 5,
+    shot,
   });
 }
+
+describe('studioBackdrop: the sweep lit for each shot', () => {
+  // The key from the left (180°); the wall is y < 160, the floor below.
+  const shots = [0, 1, 2, 3].map((shot) => studio(180, shot));
+  const keySide = (rgb: Uint8Array) => meanLuma(rgb, 10, 40, 50, 120) - meanLuma(rgb, 270, 40, 310, 120);
+  const topOverLow = (rgb: Uint8Array) => meanLuma(rgb, 120, 5, 200, 25) - meanLuma(rgb, 120, 120, 200, 140);
+  const seam = (rgb: Uint8Array) => Math.abs(meanLuma(rgb, 240, 168, 300, 174) - meanLuma(rgb, 240, 146, 300, 152));
+  const haloOverCorner = (rgb: Uint8Array) => meanLuma(rgb, 140, 100, 180, 130) - meanLuma(rgb, 0, 0, 30, 30);
+
+  it('eye level: soft, the top of the wall darker, a little brighter on the key side', () => {
+    expect(topOverLow(shots[0]!)).toBeLessThan(-5);
+    expect(keySide(shots[0]!)).toBeGreaterThan(3);
+  });
+
+  it('high angle: the low key rakes across the wall, bright on its side and shaded across', () => {
+    expect(keySide(shots[1]!)).toBeGreaterThan(keySide(shots[0]!) + 15);
+    // Shade, not burn: the key's side no brighter than the even sweep's at its brightest.
+    expect(meanLuma(shots[1]!, 10, 40, 50, 120)).toBeLessThan(meanLuma(shots[0]!, 10, 40, 50, 120) + 12);
+  });
+
+  it('three-quarter: the high key lights the top of the wall; a deeper wall meets the floor at a crisp seam', () => {
+    expect(topOverLow(shots[2]!)).toBeGreaterThan(5);
+    expect(seam(shots[2]!)).toBeGreaterThan(seam(shots[0]!) + 8);
+  });
+
+  it('low angle: a halo behind the hero, the corners dark', () => {
+    expect(haloOverCorner(shots[3]!)).toBeGreaterThan(haloOverCorner(shots[0]!) + 15);
+  });
+
+  it('takes any shot number (wrapped to 0..3)', () => {
+    expect(studio(180, 5)).toEqual(shots[1]);
+    expect(studio(180, -1)).toEqual(shots[3]);
+  });
+});
 
 const accent = (over: Partial<AccentSpec> = {}): AccentSpec => ({
   colors: [RED],

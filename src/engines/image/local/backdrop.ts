@@ -33,7 +33,44 @@ export interface StudioBackdropSpec {
   /** Where the hero stands (px), for the pool of light on the floor. */
   focus: { x: number; y: number };
   seed: number;
+  /** The forge's shot (0..3, ../../environment/shot.ts): how the sweep is lit (SWEEP_LOOKS). */
+  shot?: number;
 }
+
+/** How a shot lights the sweep. */
+export interface SweepLook {
+  /** Brightness across the wall toward the key's side, ± this share at the frame's edges. */
+  lateral: number;
+  /** Share of `lateral` taken off everywhere: the far side falls into shade rather than the key's
+   * side burning out (a light paper stays below white). */
+  shade: number;
+  /** The top of the wall brighter (+) or darker (−) than at the floor line by this share. */
+  top: number;
+  /** The glow on the wall behind the hero: its strength and width (Gaussian variance, frame units). */
+  glow: number;
+  glowWidth: number;
+  /** Darkening toward the corners. */
+  vignette: number;
+  /** Half-height of the curve from wall to floor, share of the height: small is a crisp seam. */
+  cove: number;
+  /** The wall darker than the floor by this share (a two-tone sweep). */
+  wallDepth: number;
+}
+
+/**
+ * The sweep lit four ways, one per shot, as a photographer lights paper for each setup:
+ *   0 eye level      soft and even: darker toward the top, a little brighter on the key's side
+ *   1 high angle     the low hard key rakes across the wall: bright on its side, falling off across
+ *   2 three-quarter  the high key lights the top of the wall; a deeper wall meets a lighter floor
+ *                    at a crisp seam
+ *   3 low angle      a spot behind the hero: a halo on a deeper wall, the corners dark
+ */
+export const SWEEP_LOOKS: readonly SweepLook[] = [
+  { lateral: 0.07, shade: 0, top: -0.14, glow: 0.06, glowWidth: 0.2, vignette: 0.1, cove: 0.09, wallDepth: 0 },
+  { lateral: 0.24, shade: 0.6, top: -0.1, glow: 0.03, glowWidth: 0.2, vignette: 0.14, cove: 0.09, wallDepth: 0 },
+  { lateral: 0.12, shade: 0, top: 0.12, glow: 0.04, glowWidth: 0.2, vignette: 0.1, cove: 0.03, wallDepth: 0.1 },
+  { lateral: 0.04, shade: 0, top: -0.04, glow: 0.2, glowWidth: 0.06, vignette: 0.32, cove: 0.09, wallDepth: 0.1 },
+];
 
 const NEUTRAL: [number, number, number] = [214, 208, 200];
 
@@ -89,19 +126,23 @@ export function studioTones(palette: string[], productLuma: number): { wall: num
 }
 
 /**
- * A soft studio sweep, RGB bytes: wall shading down to a seamless curve into the floor at the
- * floor line, brighter on the light's side, a pool of light on the floor where the hero stands, a
- * gentle vignette and fine grain. Deterministic for the spec.
+ * A studio sweep, RGB bytes: wall shading down to a seamless curve into the floor at the floor
+ * line, brighter on the light's side, a pool of light on the floor where the hero stands, a glow on
+ * the wall behind it, a vignette and fine grain, lit as the shot's look says (SWEEP_LOOKS).
+ * Deterministic for the spec.
  */
 export function studioBackdrop(spec: StudioBackdropSpec): Uint8Array {
   const { width: W, height: H } = spec;
-  const { wall, floor } = studioTones(spec.palette, spec.productLuma);
+  const look = SWEEP_LOOKS[((Math.floor(spec.shot ?? 0) % 4) + 4) % 4]!;
+  const tones = studioTones(spec.palette, spec.productLuma);
+  const wall = tones.wall.map((c) => c * (1 - look.wallDepth));
+  const floor = tones.floor;
   const rand = prng(hashSeed(spec.seed, 0x5eed, W, H));
   const out = new Uint8Array(W * H * 3);
   const rad = (spec.lightAngle * Math.PI) / 180;
   const side = Math.cos(rad); // +1 light from the right, -1 from the left
   const horizonY = spec.horizon * H;
-  const cove = Math.max(4, 0.09 * H); // half-height of the curve between wall and floor
+  const cove = Math.max(4, look.cove * H); // half-height of the curve between wall and floor
   const fx = spec.focus.x / W;
   const fy = spec.focus.y / H;
   const aspect = W / H;
@@ -113,8 +154,8 @@ export function studioBackdrop(spec: StudioBackdropSpec): Uint8Array {
     const m = clamp01(0.5 + t * 0.5);
     rowMix[y] = m * m * (3 - 2 * m); // 0 wall … 1 floor
     const v = y / H;
-    // Wall darker toward the top; floor a touch darker toward the camera.
-    const wallGain = 0.86 + 0.14 * clamp01(v / Math.max(0.05, spec.horizon));
+    // Wall lighter or darker toward the top (the look's); floor a touch darker toward the camera.
+    const wallGain = 1 + look.top * (1 - clamp01(v / Math.max(0.05, spec.horizon)));
     const floorGain = 1 - 0.07 * clamp01((y - horizonY) / Math.max(1, H - horizonY));
     rowGain[y] = wallGain * (1 - rowMix[y]!) + floorGain * rowMix[y]!;
   }
@@ -128,8 +169,8 @@ export function studioBackdrop(spec: StudioBackdropSpec): Uint8Array {
     const u = x / W;
     const dx = (u - fx) * aspect;
     colPool[x] = Math.exp(-(dx * dx) / 0.12);
-    colGlow[x] = Math.exp(-(dx * dx) / 0.2);
-    colLateral[x] = 1 + 0.07 * side * (u - 0.5) * 2;
+    colGlow[x] = Math.exp(-(dx * dx) / look.glowWidth);
+    colLateral[x] = 1 + look.lateral * (side * (u - 0.5) * 2 - look.shade);
     const cx = (u - 0.5) * 2;
     colVig[x] = cx * cx;
   }
@@ -145,14 +186,14 @@ export function studioBackdrop(spec: StudioBackdropSpec): Uint8Array {
     const dyFloor = (v - fy) * 2.4;
     const rowPool = 0.09 * mix * Math.exp(-(dyFloor * dyFloor) / 0.12);
     const dyWall = v - (fy - 0.35);
-    const rowGlow = 0.06 * (1 - mix) * Math.exp(-(dyWall * dyWall) / 0.2);
+    const rowGlow = look.glow * (1 - mix) * Math.exp(-(dyWall * dyWall) / look.glowWidth);
     const cy = (v - 0.5) * 2;
     const cy2 = cy * cy;
     let t = Math.floor(rand() * GRAIN_TILE);
     const step = 1 + (y % 7);
     for (let x = 0; x < W; x++) {
       const r2 = Math.min(1, (colVig[x]! + cy2) / 2);
-      const vig = 1 - 0.1 * r2 * Math.sqrt(r2);
+      const vig = 1 - look.vignette * r2 * Math.sqrt(r2);
       const k = gain * colLateral[x]! * vig * (1 + rowPool * colPool[x]! + rowGlow * colGlow[x]!);
       t += step;
       if (t >= GRAIN_TILE) t -= GRAIN_TILE;

@@ -178,6 +178,7 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
           productLuma: 128,
           focus: { x: W / 2, y: layout.horizon * H },
           seed: req.seed,
+          shot: layout.variation,
         });
       warnings.push({
         code: 'NO_PRODUCT',
@@ -221,6 +222,7 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
         productLuma: meanProductLuma(cutouts),
         focus: { x: hero.left + hero.width / 2, y: hero.base },
         seed: req.seed,
+        shot: layout.variation,
       });
     }
     // A refinement's levers on the set, before the products go in (they take its light).
