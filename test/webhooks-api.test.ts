@@ -152,7 +152,12 @@ describe.each(dbKinds())('Webhook endpoints API (%s)', (kind) => {
   it('pages the list like the other lists, newest first unless sorted by createdAt', async () => {
     const org = await t.bootstrap({ orgName: 'Paging' });
     const ids: string[] = [];
-    for (const n of [1, 2, 3]) ids.push((await create(org.apiKey, { url: `${base}/page${n}` })).id);
+    for (const n of [1, 2, 3]) {
+      ids.push((await create(org.apiKey, { url: `${base}/page${n}` })).id);
+      // Two made in the same millisecond tie on createdAt and are ordered by id (stable, but not
+      // the order they were made in): each its own millisecond.
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
     const first = (await api(org.apiKey, 'GET', '?limit=2')).json();
     expect(first.pagination).toEqual({ total: 3, pages: 2, currentPage: 1, limit: 2 });
     expect(first.data.map((e: Json) => e.id)).toEqual([ids[2], ids[1]]);
