@@ -57,6 +57,9 @@ export interface LocalSceneEngineOptions {
 export const MAX_PRODUCTS = 5;
 const MAX_SIDE = 8192;
 
+/** How far out of focus a backdrop photo that came as it is goes (simplifyBackdrop's 0..1). */
+const PHOTO_DEFOCUS = 0.5;
+
 /** Prompt words that make the floor glossy or wet (a faint reflection under the products). */
 const GLOSSY =
   /\b(gloss(y)?|reflect\w*|mirror\w*|wet|water|puddle\w*|rain\w*|polished|lacquer\w*|marble|glass|acrylic|chrome|ice|icy|lake|pool)\b/i;
@@ -223,6 +226,16 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
         focus: { x: hero.left + hero.width / 2, y: hero.base },
         seed: req.seed,
         shot: layout.variation,
+      });
+    }
+    // A photo that came as it is (no hints: not built for this shot) was not taken with the product
+    // in it: behind a product in front of the lens it is out of focus, as a lens focused on the
+    // product would see it (sharp, it reads as a cut-out pasted on a picture).
+    if (backdropGiven && !req.backdropHints) {
+      simplifyBackdrop(backdrop, W, H, PHOTO_DEFOCUS, req.seed, {
+        box: unionBox(layout.placements),
+        productLuma: meanProductLuma(cutouts),
+        horizon: layout.horizon,
       });
     }
     // A refinement's levers on the set, before the products go in (they take its light).
