@@ -43,6 +43,7 @@ import {
   type SceneRequest,
   type SceneResult,
 } from '../src/engines/image/scene-engine.ts';
+import { ffmpegPath } from '../src/adapters/media/video.ts';
 import { texturedJpeg } from '../test/helpers/images.ts';
 
 const FIXTURES = process.env.BENCH_SCENE_FIXTURES ?? '/work/shared/fixtures/product-images';
@@ -259,6 +260,24 @@ async function fidelity(f: Fixture, cut: Awaited<ReturnType<typeof cutOutProduct
 }
 
 /** Mean absolute pixel difference (0..1) between two PNGs, compared at 256 px. */
+/**
+ * A photo to stand a product in, as a user's own backdrop upload (no floor line or light given):
+ * an outdoor frame of the shared reference clip (a meadow under trees, 854×480) when it is there,
+ * else a textured test image.
+ */
+async function photoBackdrop(): Promise<{ label: string; bytes: Buffer }> {
+  const clip = path.join(FIXTURES, '../video/big-buck-bunny-480p-30s.mp4');
+  if (fs.existsSync(clip)) {
+    const frame = spawnSync(
+      ffmpegPath(),
+      ['-loglevel', 'error', '-ss', '8', '-i', clip, '-frames:v', '1', '-f', 'image2pipe', '-vcodec', 'png', '-'],
+      { maxBuffer: 16 * 1024 * 1024 },
+    );
+    if (frame.status === 0 && frame.stdout.length > 0) return { label: 'outdoor photo backdrop', bytes: frame.stdout };
+  }
+  return { label: 'textured backdrop', bytes: await texturedJpeg(1600, 1000, 3, 88) };
+}
+
 async function pixelDifference(a: Buffer, b: Buffer): Promise<number> {
   const small = (png: Buffer) => sharp(png).resize(256, 256, { fit: 'fill' }).removeAlpha().raw().toBuffer();
   const [x, y] = await Promise.all([small(a), small(b)]);
@@ -777,7 +796,7 @@ async function main(): Promise<void> {
     if (!cache.has(name)) cache.set(name, await loadFixture(name));
     return cache.get(name)!;
   };
-  const backdrop = await texturedJpeg(1600, 1000, 3, 88);
+  const backdrop = await photoBackdrop();
   const { file: sheet, forges: sheetForges } = await contactSheet([
     { label: 'bottles_2 (matte)', products: [(await byName('solidus_bottles_2')).plain], ar: '1:1' },
     { label: 'cap_red_2 (matte)', products: [(await byName('solidus_cap_red_2')).plain], ar: '4:3' },
@@ -811,10 +830,10 @@ async function main(): Promise<void> {
       environment: 'raw concrete floor, industrial loft',
     },
     {
-      label: 'long_sleeve_tee, photo backdrop',
-      products: [(await byName('solidus_long_sleeve_tee')).plain],
-      ar: '2:3',
-      backdrop,
+      label: `cap_gray_1, ${backdrop.label}`,
+      products: [(await byName('solidus_cap_gray_1')).plain],
+      ar: '3:2',
+      backdrop: backdrop.bytes,
     },
   ]);
 
