@@ -214,6 +214,12 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
       }
     }
 
+    // Where the products stand and how bright they are: what the set's levers work around.
+    const focus: SteerFocus = {
+      box: unionBox(layout.placements),
+      productLuma: meanProductLuma(cutouts),
+      horizon: layout.horizon,
+    };
     if (!backdrop) {
       const hero = layout.placements[0]!;
       backdrop = studioBackdrop({
@@ -222,7 +228,7 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
         horizon: layout.horizon,
         lightAngle: layout.lightAngle,
         palette: req.palette ?? [],
-        productLuma: meanProductLuma(cutouts),
+        productLuma: focus.productLuma,
         focus: { x: hero.left + hero.width / 2, y: hero.base },
         seed: req.seed,
         shot: layout.variation,
@@ -231,23 +237,12 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
     // A photo that came as it is (no hints: not built for this shot) was not taken with the product
     // in it: behind a product in front of the lens it is out of focus, as a lens focused on the
     // product would see it (sharp, it reads as a cut-out pasted on a picture).
-    if (backdropGiven && !req.backdropHints) {
-      simplifyBackdrop(backdrop, W, H, PHOTO_DEFOCUS, req.seed, {
-        box: unionBox(layout.placements),
-        productLuma: meanProductLuma(cutouts),
-        horizon: layout.horizon,
-      });
-    }
+    if (backdropGiven && !req.backdropHints) simplifyBackdrop(backdrop, W, H, PHOTO_DEFOCUS, req.seed, focus);
     // A refinement's levers on the set, before the products go in (they take its light).
     let rim = 0;
     let logo: LogoImage | undefined;
     let printedLogo: PlacedBox | undefined;
     if (steering) {
-      const focus: SteerFocus = {
-        box: unionBox(layout.placements),
-        productLuma: meanProductLuma(cutouts),
-        horizon: layout.horizon,
-      };
       if (steering.logo && !steering.logo.bytes) {
         warnings.push({
           code: 'LOGO_MISSING',
