@@ -6,6 +6,7 @@
  */
 import { aroundBox, boxBlur, clamp01, hashSeed, luma, parseHex, toLab, toLinear, toSrgb } from './raster.ts';
 import { prng } from '../../shared/prng.ts';
+import { shotFor } from '../../environment/shot.ts';
 import {
   defocus,
   lumaLinear,
@@ -133,7 +134,7 @@ export function studioTones(palette: string[], productLuma: number): { wall: num
  */
 export function studioBackdrop(spec: StudioBackdropSpec): Uint8Array {
   const { width: W, height: H } = spec;
-  const look = SWEEP_LOOKS[((Math.floor(spec.shot ?? 0) % 4) + 4) % 4]!;
+  const look = SWEEP_LOOKS[shotFor(spec.shot ?? 0).index]!;
   const tones = studioTones(spec.palette, spec.productLuma);
   const wall = tones.wall.map((c) => c * (1 - look.wallDepth));
   const floor = tones.floor;
