@@ -1,6 +1,7 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccessService, Principal } from './access.service.ts';
 import { bearerToken } from './access.keys.ts';
+import { andThen } from './now-or-later.ts';
 import { can, type Permission } from './access.roles.ts';
 import type { KeyUsageTracker } from './key-usage.ts';
 import type { Feature, PlanCatalog } from '../usage/plans.ts';
@@ -50,15 +51,6 @@ function payloadBytes(payload: unknown): number {
 export function chargeAnswer(deps: Pick<AuthDeps, 'byteLimiter'>, request: FastifyRequest, bytes: number): void {
   if (!request.principal || bytes <= 0) return;
   deps.byteLimiter.charge(request.principal.apiKeyId, bytes)?.catch(() => undefined);
-}
-
-/**
- * `f(value)`: at once when the value is at hand, else once it arrives. The embedded mode's key
- * reads (the read cache) and limits (in memory) answer at once, so an authenticated request there
- * makes no promise and waits for no microtask (bench/http).
- */
-function then<T, R>(value: T | Promise<T>, f: (v: T) => R | Promise<R>): R | Promise<R> {
-  return value instanceof Promise ? value.then(f) : f(value);
 }
 
 /** The authenticated caller; routes behind the auth hook always have one. */
@@ -118,14 +110,14 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   };
 
   const byKey = (request: FastifyRequest, cfg: FastifyContextConfig, token: string): void | Promise<void> =>
-    then(deps.access.authenticate(token), (principal) => {
+    andThen(deps.access.authenticate(token), (principal) => {
       if (!principal) throw unauthorized('Invalid, unknown, revoked or expired API key');
       request.principal = principal;
       deps.keyUsage.touch(principal.apiKeyId);
-      return then(deps.rateLimiter.take(principal.apiKeyId), (decision) => {
+      return andThen(deps.rateLimiter.take(principal.apiKeyId), (decision) => {
         if (!decision.ok) throw rateLimited(decision.retryAfter);
         // The answers this key made the server write recently are within its byte budget.
-        return then(deps.byteLimiter.take(principal.apiKeyId, 0), (bytes) => {
+        return andThen(deps.byteLimiter.take(principal.apiKeyId, 0), (bytes) => {
           if (!bytes.ok) {
             throw rateLimited(bytes.retryAfter, 'Too many answer bytes for this key: wait, or ask for smaller pages');
           }

@@ -16,6 +16,7 @@ import {
 import type { AccessRepo, KeyLookup, KeyRow, OrgRow, UserRow } from './access.repo.ts';
 import { isRole, type Role, ROLES } from './access.roles.ts';
 import { AccessError } from './access.errors.ts';
+import { andThen } from './now-or-later.ts';
 
 /** Who is calling: the key, its owner with the owner's live role, and the owner's organization. */
 export interface Principal {
@@ -304,7 +305,7 @@ export function createAccessService({ repo, clock, plans, env, cache = noCache }
         return principal;
       };
       const found = cache.get(`api-key:${parsed.keyId}`, () => repo.lookupKey(parsed.keyId));
-      return found instanceof Promise ? found.then(admit) : admit(found);
+      return andThen(found, admit);
     },
   };
   return service;
