@@ -38,7 +38,7 @@ export interface LogSettings {
   logFormat: 'json' | 'pretty';
 }
 
-/** Bytes of JSON lines gathered before they are written, and the longest a line waits (ms). */
+/** How much JSON gathers before it is written (characters: bytes for ASCII), and the longest a line waits (ms). */
 export const LOG_BUFFER = { bytes: 4096, flushMs: 100 } as const;
 
 let stdoutSink: DestinationStream | undefined;
