@@ -1,5 +1,6 @@
-import type { ImageToVideoPromptEnhancement, ScenePromptEnhancement } from '../../../sdk/src/index.ts';
+import type { ImageToVideoPromptEnhancement, Pollable, ScenePromptEnhancement } from '../../../sdk/src/index.ts';
 import { positional } from '../args.ts';
+import { BRAND_DNA, createUnderBrand, useBrandDna } from './brand-create.ts';
 import { type Ctx, int, list, need, unknownAction } from './context.ts';
 import { summary } from './output.ts';
 
@@ -29,36 +30,39 @@ const showVideo = (e: ImageToVideoPromptEnhancement) =>
     ['Error', e.errorCode ? `${e.errorCode}: ${e.errorMessage ?? ''}` : undefined],
   ]);
 
+/** Waits for the enhancement (when asked), prints it, and fails on a failed one. */
+const finishEnhancement =
+  <K extends 'enhancement' | 'videoEnhancement'>(ctx: Ctx, kind: K, show: (e: Pollable[K]) => string) =>
+  async (created: Pollable[K], o: { wait?: boolean }) => {
+    const e = o.wait ? await ctx.wait(kind, created, `enhancement ${created.promptEnhancementId}`) : created;
+    ctx.printRun(e, show, `enhancement ${e.promptEnhancementId} failed`);
+  };
+
 export async function run(action: string | undefined, argv: string[], ctx: Ctx): Promise<void> {
   if (action === 'scene') {
-    const { values, positionals } = ctx.parse(
-      argv,
-      {
+    return createUnderBrand(ctx, argv, USAGE, {
+      options: {
         prompt: { type: 'string' },
         product: { type: 'string', multiple: true },
         environment: { type: 'string' },
         partner: { type: 'string' },
-        'brand-dna': { type: 'boolean' },
+        ...BRAND_DNA,
         wait: { type: 'boolean' },
       },
-      USAGE,
-    );
-    const brandId = positional(positionals, 0, 'brandId');
-    const body = {
-      originalPrompt: need(values.prompt, '--prompt'),
-      ...(values.product ? { productAssetIds: list(values.product) } : {}),
-      ...(values.environment ? { environmentAssetId: values.environment } : {}),
-      ...(values.partner ? { partner: values.partner as ScenePromptEnhancement['partner'] } : {}),
-      ...(values['brand-dna'] !== undefined ? { useBrandDna: values['brand-dna'] } : {}),
-    };
-    let e = await ctx.atelier.enhancements.create(brandId, body);
-    if (values.wait) e = await ctx.wait('enhancement', e, `enhancement ${e.promptEnhancementId}`);
-    return ctx.printRun(e, showScene, `enhancement ${e.promptEnhancementId} failed`);
+      body: (values) => ({
+        originalPrompt: need(values.prompt, '--prompt'),
+        ...(values.product ? { productAssetIds: list(values.product) } : {}),
+        ...(values.environment ? { environmentAssetId: values.environment } : {}),
+        ...(values.partner ? { partner: values.partner as ScenePromptEnhancement['partner'] } : {}),
+        ...useBrandDna(values),
+      }),
+      send: (brandId, body) => ctx.atelier.enhancements.create(brandId, body),
+      finish: finishEnhancement(ctx, 'enhancement', showScene),
+    });
   }
   if (action === 'video') {
-    const { values, positionals } = ctx.parse(
-      argv,
-      {
+    return createUnderBrand(ctx, argv, USAGE, {
+      options: {
         prompt: { type: 'string' },
         start: { type: 'string' },
         end: { type: 'string' },
@@ -67,26 +71,23 @@ export async function run(action: string | undefined, argv: string[], ctx: Ctx):
         duration: { type: 'string' },
         reference: { type: 'string', multiple: true },
         audio: { type: 'boolean' },
-        'brand-dna': { type: 'boolean' },
+        ...BRAND_DNA,
         wait: { type: 'boolean' },
       },
-      USAGE,
-    );
-    const brandId = positional(positionals, 0, 'brandId');
-    const body = {
-      originalPrompt: need(values.prompt, '--prompt'),
-      aspectRatio: (values.aspect ?? '16:9') as '16:9',
-      model: (values.model ?? 'video-model-7') as 'video-model-7',
-      ...(values.start ? { startFrameAssetId: values.start } : {}),
-      ...(values.end ? { endFrameAssetId: values.end } : {}),
-      ...(values.reference ? { referenceImageAssetIds: list(values.reference) } : {}),
-      ...(values.duration ? { duration: int(values.duration, '--duration') } : {}),
-      ...(values.audio ? { enableAudio: true } : {}),
-      ...(values['brand-dna'] !== undefined ? { useBrandDna: values['brand-dna'] } : {}),
-    };
-    let e = await ctx.atelier.videoEnhancements.create(brandId, body);
-    if (values.wait) e = await ctx.wait('videoEnhancement', e, `enhancement ${e.promptEnhancementId}`);
-    return ctx.printRun(e, showVideo, `enhancement ${e.promptEnhancementId} failed`);
+      body: (values) => ({
+        originalPrompt: need(values.prompt, '--prompt'),
+        aspectRatio: (values.aspect ?? '16:9') as '16:9',
+        model: (values.model ?? 'video-model-7') as 'video-model-7',
+        ...(values.start ? { startFrameAssetId: values.start } : {}),
+        ...(values.end ? { endFrameAssetId: values.end } : {}),
+        ...(values.reference ? { referenceImageAssetIds: list(values.reference) } : {}),
+        ...(values.duration ? { duration: int(values.duration, '--duration') } : {}),
+        ...(values.audio ? { enableAudio: true } : {}),
+        ...useBrandDna(values),
+      }),
+      send: (brandId, body) => ctx.atelier.videoEnhancements.create(brandId, body),
+      finish: finishEnhancement(ctx, 'videoEnhancement', showVideo),
+    });
   }
   if (action === 'get') {
     const { values, positionals } = ctx.parse(argv, { video: { type: 'boolean' }, wait: { type: 'boolean' } }, USAGE);

@@ -1,7 +1,9 @@
 import type { SceneForge, Variation } from '../../../sdk/src/index.ts';
 import { positional } from '../args.ts';
+import { BRAND_DNA, createUnderBrand, useBrandDna } from './brand-create.ts';
 import { type Ctx, int, list, need, unknownAction, WAIT_OUT } from './context.ts';
 import { downloadAll, summary, table } from './output.ts';
+import { PAGING, pageLine, pageQuery } from './paging.ts';
 
 export const USAGE = `atelier scenes <command>
   create <brandId> --prompt TEXT [--product ASSET_ID]... [--environment ASSET_ID] [--aspect 1:1|16:9|…]
@@ -54,9 +56,8 @@ async function finish(ctx: Ctx, forge: SceneForge, o: { wait?: boolean; out?: st
 
 export async function run(action: string | undefined, argv: string[], ctx: Ctx): Promise<void> {
   if (action === 'create') {
-    const { values, positionals } = ctx.parse(
-      argv,
-      {
+    return createUnderBrand(ctx, argv, USAGE, {
+      options: {
         ...WAIT_OUT,
         prompt: { type: 'string' },
         product: { type: 'string', multiple: true },
@@ -65,22 +66,21 @@ export async function run(action: string | undefined, argv: string[], ctx: Ctx):
         theme: { type: 'string' },
         partner: { type: 'string' },
         enhanced: { type: 'boolean' },
-        'brand-dna': { type: 'boolean' },
+        ...BRAND_DNA,
       },
-      USAGE,
-    );
-    const brandId = positional(positionals, 0, 'brandId');
-    const body = {
-      blendingPrompt: need(values.prompt, '--prompt'),
-      promptIsEnhanced: Boolean(values.enhanced),
-      ...(values.product ? { productAssetIds: list(values.product) } : {}),
-      ...(values.environment ? { environmentAssetId: values.environment } : {}),
-      ...(values.aspect ? { aspectRatio: values.aspect as SceneForge['aspectRatio'] } : {}),
-      ...(values.theme ? { theme: values.theme } : {}),
-      ...(values.partner ? { partner: values.partner as SceneForge['partner'] } : {}),
-      ...(values['brand-dna'] !== undefined ? { useBrandDna: values['brand-dna'] } : {}),
-    };
-    return finish(ctx, await ctx.atelier.scenes.create(brandId, body), values);
+      body: (values) => ({
+        blendingPrompt: need(values.prompt, '--prompt'),
+        promptIsEnhanced: Boolean(values.enhanced),
+        ...(values.product ? { productAssetIds: list(values.product) } : {}),
+        ...(values.environment ? { environmentAssetId: values.environment } : {}),
+        ...(values.aspect ? { aspectRatio: values.aspect as SceneForge['aspectRatio'] } : {}),
+        ...(values.theme ? { theme: values.theme } : {}),
+        ...(values.partner ? { partner: values.partner as SceneForge['partner'] } : {}),
+        ...useBrandDna(values),
+      }),
+      send: (brandId, body) => ctx.atelier.scenes.create(brandId, body),
+      finish: (forge, values) => finish(ctx, forge, values),
+    });
   }
   if (action === 'get') {
     const { values, positionals } = ctx.parse(argv, WAIT_OUT, USAGE);
@@ -89,14 +89,13 @@ export async function run(action: string | undefined, argv: string[], ctx: Ctx):
   if (action === 'list') {
     const { values, positionals } = ctx.parse(
       argv,
-      { status: { type: 'string' }, partner: { type: 'string' }, page: { type: 'string' }, limit: { type: 'string' } },
+      { status: { type: 'string' }, partner: { type: 'string' }, ...PAGING },
       USAGE,
     );
     const res = await ctx.atelier.scenes.list(positional(positionals, 0, 'brandId'), {
       ...(values.status ? { status: values.status as never } : {}),
       ...(values.partner ? { partner: values.partner as never } : {}),
-      ...(values.page ? { page: int(values.page, '--page') } : {}),
-      ...(values.limit ? { limit: int(values.limit, '--limit') } : {}),
+      ...pageQuery(values),
     });
     return ctx.print(
       res,
@@ -104,7 +103,7 @@ export async function run(action: string | undefined, argv: string[], ctx: Ctx):
         `${table(
           res.data.map((f) => [f.sceneForgeId, f.status, f.createdAt, f.blendingPrompt.slice(0, 60)]),
           ['SCENE FORGE', 'STATUS', 'CREATED', 'PROMPT'],
-        )}\n(page ${res.pagination.currentPage} of ${Math.max(res.pagination.totalPages, 1)}, ${res.pagination.totalItems} forges)`,
+        )}\n${pageLine(res.pagination, 'forges')}`,
     );
   }
   if (action === 'refine') {

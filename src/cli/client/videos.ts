@@ -1,7 +1,9 @@
 import type { GeneratedVideosGroup } from '../../../sdk/src/index.ts';
 import { positional, UsageError } from '../args.ts';
+import { BRAND_DNA, createUnderBrand, useBrandDna } from './brand-create.ts';
 import { type Ctx, int, list, unknownAction, WAIT_OUT } from './context.ts';
 import { downloadAll, summary, table } from './output.ts';
+import { PAGING, pageLine, pageQuery } from './paging.ts';
 
 export const USAGE = `atelier videos <command>
   create <brandId> --start ASSET_ID --prompt TEXT [--prompt TEXT]... [--end ASSET_ID] [--model M]
@@ -47,9 +49,8 @@ function size(value: string | undefined): { width: number; height: number } {
 
 export async function run(action: string | undefined, argv: string[], ctx: Ctx): Promise<void> {
   if (action === 'create') {
-    const { values, positionals } = ctx.parse(
-      argv,
-      {
+    return createUnderBrand(ctx, argv, USAGE, {
+      options: {
         ...WAIT_OUT,
         start: { type: 'string' },
         end: { type: 'string' },
@@ -60,39 +61,38 @@ export async function run(action: string | undefined, argv: string[], ctx: Ctx):
         reference: { type: 'string', multiple: true },
         audio: { type: 'boolean' },
         enhanced: { type: 'boolean' },
-        'brand-dna': { type: 'boolean' },
+        ...BRAND_DNA,
       },
-      USAGE,
-    );
-    const brandId = positional(positionals, 0, 'brandId');
-    if (!values.prompt?.length) throw new UsageError('missing --prompt');
-    const body = {
-      userPrompts: values.prompt,
-      dimension: size(values.size),
-      model: (values.model ?? 'video-model-7') as GeneratedVideosGroup['model'],
-      ...(values.start ? { startImageAssetId: values.start } : {}),
-      ...(values.end ? { endImageAssetId: values.end } : {}),
-      ...(values.reference ? { referenceImageAssetIds: list(values.reference) } : {}),
-      ...(values.duration ? { duration: int(values.duration, '--duration') } : {}),
-      ...(values.audio ? { enableAudio: true } : {}),
-      ...(values.enhanced ? { promptIsEnhanced: true } : {}),
-      ...(values['brand-dna'] !== undefined ? { useBrandDna: values['brand-dna'] } : {}),
-    };
-    const res = await ctx.atelier.videos.create(brandId, body);
-    const group = res.data[0];
-    if (!group) throw new Error('generate-video returned no group');
-    return finish(ctx, group, values);
+      body: (values) => {
+        if (!values.prompt?.length) throw new UsageError('missing --prompt');
+        return {
+          userPrompts: values.prompt,
+          dimension: size(values.size),
+          model: (values.model ?? 'video-model-7') as GeneratedVideosGroup['model'],
+          ...(values.start ? { startImageAssetId: values.start } : {}),
+          ...(values.end ? { endImageAssetId: values.end } : {}),
+          ...(values.reference ? { referenceImageAssetIds: list(values.reference) } : {}),
+          ...(values.duration ? { duration: int(values.duration, '--duration') } : {}),
+          ...(values.audio ? { enableAudio: true } : {}),
+          ...(values.enhanced ? { promptIsEnhanced: true } : {}),
+          ...useBrandDna(values),
+        };
+      },
+      send: async (brandId, body) => {
+        const group = (await ctx.atelier.videos.create(brandId, body)).data[0];
+        if (!group) throw new Error('generate-video returned no group');
+        return group;
+      },
+      finish: (group, values) => finish(ctx, group, values),
+    });
   }
   if (action === 'get') {
     const { values, positionals } = ctx.parse(argv, WAIT_OUT, USAGE);
     return finish(ctx, await ctx.atelier.videos.get(positional(positionals, 0, 'groupId')), values);
   }
   if (action === 'list') {
-    const { values, positionals } = ctx.parse(argv, { page: { type: 'string' }, limit: { type: 'string' } }, USAGE);
-    const res = await ctx.atelier.videos.list(positional(positionals, 0, 'brandId'), {
-      ...(values.page ? { page: int(values.page, '--page') } : {}),
-      ...(values.limit ? { limit: int(values.limit, '--limit') } : {}),
-    });
+    const { values, positionals } = ctx.parse(argv, PAGING, USAGE);
+    const res = await ctx.atelier.videos.list(positional(positionals, 0, 'brandId'), pageQuery(values));
     return ctx.print(
       res,
       () =>
@@ -106,7 +106,7 @@ export async function run(action: string | undefined, argv: string[], ctx: Ctx):
             g.prompt.slice(0, 50),
           ]),
           ['VIDEO GROUP', 'STATUS', 'MODEL', 'DURATION', 'VIDEOS', 'PROMPT'],
-        )}\n(page ${res.pagination.currentPage} of ${Math.max(res.pagination.totalPages, 1)}, ${res.pagination.totalItems} groups)`,
+        )}\n${pageLine(res.pagination, 'groups')}`,
     );
   }
   unknownAction('videos', action, USAGE);
