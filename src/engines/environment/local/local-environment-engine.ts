@@ -31,7 +31,7 @@ import {
 import { createMaterial, type Material, toLin } from './materials.ts';
 import { prng } from '../../shared/prng.ts';
 import { createNoise, hash2, hashBits, type Noise, smoothstep } from './noise.ts';
-import { archSdf, type Hit, intersectSolids, type Solid, solidOcclusion, solidShadow } from './props.ts';
+import { archSdf, type Hit, intersectSolids, type Ray, type Solid, solidOcclusion, solidShadow } from './props.ts';
 
 /** Largest width or height accepted (a 4096² render takes a few seconds). */
 export const MAX_ENVIRONMENT_SIDE = 4096;
@@ -674,18 +674,32 @@ function buildScene(
       levels += layout === 'flatlay' ? 0 : defocusAt(s.z);
       count++;
     }
-    const cast = (sx: number, sy: number): boolean =>
+    // The ray through a point of the frame: a flat lay's straight down from high above it, else
+    // from the lens (its length: one unit of depth).
+    const ray: Ray =
       layout === 'flatlay'
-        ? intersectSolids(solids, (sx - g.cx) * flatScale, 1e4, (H / 2 - sy) * flatScale, 0, -1, 0, 2e4, hit)
-        : intersectSolids(solids, 0, g.hc, 0, (sx - g.cx) / f, (g.yv - sy) / f, 1, 1e6, hit);
+        ? { ox: 0, oy: 1e4, oz: 0, dx: 0, dy: -1, dz: 0 }
+        : { ox: 0, oy: g.hc, oz: 0, dx: 0, dy: 0, dz: 1 };
+    const tMax = layout === 'flatlay' ? 2e4 : 1e6;
+    const cast = (sx: number, sy: number): boolean => {
+      if (layout === 'flatlay') {
+        ray.ox = (sx - g.cx) * flatScale;
+        ray.oz = (H / 2 - sy) * flatScale;
+      } else {
+        ray.dx = (sx - g.cx) / f;
+        ray.dy = (g.yv - sy) / f;
+      }
+      return intersectSolids(solids, ray, tMax, hit);
+    };
     /** Adds the lit colour of the solid the ray through (sx, sy) meets to `sum`; false on a miss. */
     const sum = new Float64Array(3);
     const sample = (sx: number, sy: number): boolean => {
       if (!cast(sx, sy)) return false;
       const so = solids[hit.solid]!;
-      const hx = layout === 'flatlay' ? (sx - g.cx) * flatScale : ((sx - g.cx) / f) * hit.t;
-      const hy = layout === 'flatlay' ? 1e4 - hit.t : g.hc + ((g.yv - sy) / f) * hit.t;
-      const hz = layout === 'flatlay' ? (H / 2 - sy) * flatScale : hit.t;
+      // The point hit, along the ray just cast.
+      const hx = ray.ox + ray.dx * hit.t;
+      const hy = ray.oy + ray.dy * hit.t;
+      const hz = ray.oz + ray.dz * hit.t;
       mats[so.accent ? 1 : 0]!.shade(hit.u, hit.v, layout === 'flatlay' ? flatScale : hit.t / f, out);
       const lx = L.x - hx;
       const ly = L.y - hy;

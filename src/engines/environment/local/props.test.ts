@@ -1,32 +1,35 @@
 import { describe, expect, it } from 'vitest';
-import { archSdf, type Hit, intersectSolids, type Solid, solidOcclusion, solidShadow } from './props.ts';
+import { archSdf, type Hit, intersectSolids, type Ray, type Solid, solidOcclusion, solidShadow } from './props.ts';
 
 const cylinder: Solid = { kind: 'cylinder', x: 0, z: 100, h: 30, rx: 10, rz: 10, yaw: 0, accent: false };
 const block: Solid = { kind: 'block', x: 0, z: 100, h: 20, rx: 15, rz: 8, yaw: 0.3, accent: true };
 const hit = (): Hit => ({ t: 0, nx: 0, ny: 0, nz: 0, u: 0, v: 0, solid: -1 });
+type Vec3 = [number, number, number];
+/** The ray from `o` along `d`. */
+const ray = ([ox, oy, oz]: Vec3, [dx, dy, dz]: Vec3): Ray => ({ ox, oy, oz, dx, dy, dz });
 
 describe('intersectSolids', () => {
   it('hits a cylinder on the side facing the ray, with an outward normal, and misses beside and above it', () => {
     const h = hit();
-    expect(intersectSolids([cylinder], 0, 15, 0, 0, 0, 1, 1e6, h)).toBe(true);
+    expect(intersectSolids([cylinder], ray([0, 15, 0], [0, 0, 1]), 1e6, h)).toBe(true);
     expect(h.t).toBeCloseTo(90, 6);
     expect([h.nx, h.ny, h.nz].map((v) => Math.round(v * 1000) / 1000)).toEqual([0, 0, -1]);
-    expect(intersectSolids([cylinder], 20, 15, 0, 0, 0, 1, 1e6, hit())).toBe(false);
-    expect(intersectSolids([cylinder], 0, 40, 0, 0, 0, 1, 1e6, hit())).toBe(false);
+    expect(intersectSolids([cylinder], ray([20, 15, 0], [0, 0, 1]), 1e6, hit())).toBe(false);
+    expect(intersectSolids([cylinder], ray([0, 40, 0], [0, 0, 1]), 1e6, hit())).toBe(false);
     // From above: the top cap.
-    expect(intersectSolids([cylinder], 0, 100, 100, 0, -1, 0, 1e6, h)).toBe(true);
+    expect(intersectSolids([cylinder], ray([0, 100, 100], [0, -1, 0]), 1e6, h)).toBe(true);
     expect([h.t, h.ny]).toEqual([70, 1]);
   });
 
   it('takes the nearest of several solids and turns a block with its yaw', () => {
     const near: Solid = { ...block, z: 60, yaw: 0 };
     const h = hit();
-    expect(intersectSolids([cylinder, near], 0, 10, 0, 0, 0, 1, 1e6, h)).toBe(true);
+    expect(intersectSolids([cylinder, near], ray([0, 10, 0], [0, 0, 1]), 1e6, h)).toBe(true);
     expect(h.solid).toBe(1);
     expect(h.t).toBeCloseTo(60 - 8, 6);
     expect(h.nz).toBeCloseTo(-1, 6);
     // A turned block's front face leans by its yaw.
-    expect(intersectSolids([block], 0, 10, 0, 0, 0, 1, 1e6, h)).toBe(true);
+    expect(intersectSolids([block], ray([0, 10, 0], [0, 0, 1]), 1e6, h)).toBe(true);
     expect(Math.atan2(-h.nx, -h.nz)).toBeCloseTo(-0.3, 6);
   });
 });

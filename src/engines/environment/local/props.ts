@@ -39,28 +39,28 @@ export interface Hit {
 }
 
 /**
- * The nearest hit of the ray `o + t·d` (t in (0, tMax)) on the solids, written into `out`; false
- * when it hits none.
+ * A ray `o + t·d` (`d` need not be unit length: `t` is in its lengths). A caster keeps one and
+ * sets its fields for each ray, so the hot loop allocates nothing.
  */
-export function intersectSolids(
-  solids: readonly Solid[],
-  ox: number,
-  oy: number,
-  oz: number,
-  dx: number,
-  dy: number,
-  dz: number,
-  tMax: number,
-  out: Hit,
-): boolean {
+export interface Ray {
+  ox: number;
+  oy: number;
+  oz: number;
+  dx: number;
+  dy: number;
+  dz: number;
+}
+
+/**
+ * The nearest hit of the ray (t in (0, tMax)) on the solids, written into `out`; false when it
+ * hits none.
+ */
+export function intersectSolids(solids: readonly Solid[], ray: Ray, tMax: number, out: Hit): boolean {
   let best = tMax;
   let found = false;
   for (let i = 0; i < solids.length; i++) {
     const s = solids[i]!;
-    const t =
-      s.kind === 'cylinder'
-        ? hitCylinder(s, ox, oy, oz, dx, dy, dz, best, out)
-        : hitBlock(s, ox, oy, oz, dx, dy, dz, best, out);
+    const t = s.kind === 'cylinder' ? hitCylinder(s, ray, best, out) : hitBlock(s, ray, best, out);
     if (t > 0 && t < best) {
       best = t;
       out.solid = i;
@@ -70,17 +70,9 @@ export function intersectSolids(
   return found;
 }
 
-function hitCylinder(
-  s: Solid,
-  ox: number,
-  oy: number,
-  oz: number,
-  dx: number,
-  dy: number,
-  dz: number,
-  tMax: number,
-  out: Hit,
-): number {
+/** The ray's nearest hit on a cylinder (its top cap or its side) before `tMax` into `out`, its t; else -1. */
+function hitCylinder(s: Solid, ray: Ray, tMax: number, out: Hit): number {
+  const { ox, oy, oz, dx, dy, dz } = ray;
   const r = s.rx;
   let best = -1;
   // The top cap, seen from above.
@@ -122,17 +114,9 @@ function hitCylinder(
   return t;
 }
 
-function hitBlock(
-  s: Solid,
-  ox: number,
-  oy: number,
-  oz: number,
-  dx: number,
-  dy: number,
-  dz: number,
-  tMax: number,
-  out: Hit,
-): number {
+/** The ray's hit on a block (turned by its yaw) before `tMax` into `out`, its t; else -1. */
+function hitBlock(s: Solid, ray: Ray, tMax: number, out: Hit): number {
+  const { ox, oy, oz, dx, dy, dz } = ray;
   // Into the block's frame: centred, turned back by its yaw; then the slabs x, y, z.
   const c = Math.cos(s.yaw);
   const sn = Math.sin(s.yaw);
