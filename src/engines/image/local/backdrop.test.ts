@@ -5,6 +5,7 @@ import {
   paintAccents,
   paintColour,
   type SteerFocus,
+  poolLight,
   separateBackdrop,
   simplifyBackdrop,
   studioBackdrop,
@@ -216,6 +217,25 @@ describe('separateBackdrop', () => {
     // Light, not fog: the colour keeps its chroma and hue.
     expect(chroma(behind)).toBeGreaterThan(chroma(blue) * 0.9);
     expect(behind[2]! - behind[0]!).toBeGreaterThan(blue[2]! - blue[0]!);
+  });
+
+  it('lights a pale wall behind a grey product without burning it to white', () => {
+    const rgb = new Uint8Array(W * H * 3).fill(205);
+    const dir = separateBackdrop(rgb, W, H, 1, { ...focus, productLuma: 120 });
+    expect(dir).toBe(1);
+    let brightest = 0;
+    for (const v of rgb) brightest = Math.max(brightest, v);
+    expect(brightest).toBeGreaterThan(220);
+    expect(brightest).toBeLessThanOrEqual(237);
+  });
+
+  it('poolLight: darkens as asked, lightens toward a ceiling below white, never below the pixel', () => {
+    expect(poolLight(0.5, 0.8)).toBeCloseTo(0.4, 9);
+    expect(poolLight(0.2, 2)).toBeCloseTo(0.4, 9);
+    expect(poolLight(0.5, 3)).toBeLessThan(0.84);
+    expect(poolLight(0.5, 3)).toBeGreaterThan(0.75);
+    expect(poolLight(0.95, 2)).toBe(0.95);
+    for (let g = 1; g < 6; g += 0.25) expect(poolLight(0.4, g + 0.25)).toBeGreaterThanOrEqual(poolLight(0.4, g));
   });
 
   it('behind a light product takes light off the set, more away from the products', () => {

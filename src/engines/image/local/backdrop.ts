@@ -427,10 +427,28 @@ export function surroundLuma(rgb: Uint8Array, W: number, H: number, box: SteerFo
 const shoulder = (v: number) => (v < 0.75 ? v : 0.75 + 0.25 * (1 - Math.exp(-(v - 0.75) / 0.25)));
 
 /**
+ * The brightest a background light takes the set, in linear light (sRGB ≈ 236): a pool on a pale
+ * wall reads as light on paper, not as paper burnt to white around the product.
+ */
+const POOL_CEILING = 0.84;
+const POOL_KNEE = 0.7 * POOL_CEILING;
+
+/**
+ * A pixel (linear) under a gain: darker as it is, lighter rolling off toward POOL_CEILING, never
+ * below where it was (a wall already brighter than the ceiling keeps its own light).
+ */
+export function poolLight(v: number, gain: number): number {
+  const t = v * gain;
+  if (t <= v || t <= POOL_KNEE) return t;
+  const room = POOL_CEILING - POOL_KNEE;
+  return Math.max(v, POOL_KNEE + room * (1 - Math.exp(-(t - POOL_KNEE) / room)));
+}
+
+/**
  * Separates the products from the backdrop (`contrast`, 0..1), in place, with light. Behind a
  * darker product: a background light, a broad soft pool on the wall centred behind the products
  * and much larger than them (the floor takes less of it), light added in linear light so the set
- * keeps its colour and rolls off instead of clipping. Behind a lighter one: less light on the set
+ * keeps its colour and rolls off below white (poolLight). Behind a lighter one: less light on the set
  * (flagged off), the wall more than the floor, falling off away from the products, its colour a
  * little muted. Both with a gentle vignette. Returns the direction taken (+1 lighter, −1 deeper).
  */
@@ -475,7 +493,7 @@ export function separateBackdrop(rgb: Uint8Array, W: number, H: number, amount: 
       const i = (y * W + x) * 3;
       if (dir > 0) {
         const gain = (1 + boost * w * (0.35 + 0.65 * wall)) * vig;
-        for (let k = 0; k < 3; k++) rgb[i + k] = clampByteFast(toSrgb(shoulder(toLinear(rgb[i + k]!) * gain)));
+        for (let k = 0; k < 3; k++) rgb[i + k] = clampByteFast(toSrgb(poolLight(toLinear(rgb[i + k]!), gain)));
       } else {
         const gain = (1 - deepen * (0.55 + 0.45 * wall) * (0.7 + 0.3 * (1 - w))) * vig;
         const l = luma(rgb[i]!, rgb[i + 1]!, rgb[i + 2]!);
