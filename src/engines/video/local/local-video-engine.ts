@@ -50,6 +50,7 @@ import {
 } from '../ffmpeg-args.ts';
 import { bandAlpha, chooseFit, type Fit, floorBands, frameMove, layerGeometry, type Rect } from '../framing.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
+import { backdropSvg } from './backdrop-svg.ts';
 import { extensionReach, layerIn, plateIn, type Raster } from './plate.ts';
 import { stageBareProduct } from './stage.ts';
 
@@ -590,17 +591,25 @@ async function flatLayer(dir: string, sep: Separated, fit: Fit, width: number, h
 async function gradientBackdrop(seed: number, width: number, height: number): Promise<Buffer> {
   const hue = Math.round(seeded(seed, 1) * 360);
   const hue2 = (hue + 30 + Math.round(seeded(seed, 2) * 60)) % 360;
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
-  <defs>
-    <linearGradient id="g" x1="0" y1="0" x2="1" y2="1">
-      <stop offset="0" stop-color="hsl(${hue},45%,78%)"/><stop offset="1" stop-color="hsl(${hue2},40%,42%)"/>
-    </linearGradient>
-    <radialGradient id="r" cx="${(0.3 + 0.4 * seeded(seed, 3)).toFixed(3)}" cy="0.4" r="0.6">
-      <stop offset="0" stop-color="#ffffff" stop-opacity="0.45"/><stop offset="1" stop-color="#ffffff" stop-opacity="0"/>
-    </radialGradient>
-  </defs>
-  <rect width="100%" height="100%" fill="url(#g)"/><rect width="100%" height="100%" fill="url(#r)"/>
-</svg>`;
+  const svg = backdropSvg(width, height, {
+    wash: {
+      x2: 1,
+      y2: 1,
+      stops: [
+        { offset: 0, color: `hsl(${hue},45%,78%)` },
+        { offset: 1, color: `hsl(${hue2},40%,42%)` },
+      ],
+    },
+    light: {
+      cx: 0.3 + 0.4 * seeded(seed, 3),
+      cy: 0.4,
+      r: 0.6,
+      stops: [
+        { offset: 0, color: '#ffffff', opacity: 0.45 },
+        { offset: 1, color: '#ffffff', opacity: 0 },
+      ],
+    },
+  });
   return sharp(Buffer.from(svg)).png().toBuffer();
 }
 

@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { cutOutProduct } from '../../image/local/cutout.ts';
+import { backdropSvg } from './backdrop-svg.ts';
 
 /**
  * A start frame that is a bare product photo (a cut-out with transparency, or a packshot on a
@@ -98,18 +99,26 @@ export async function stageBareProduct(bytes: Buffer, width: number, height: num
   const wallLow = `rgb(${tint(r, 214)},${tint(g, 210)},${tint(b, 204)})`;
   const floorNear = `rgb(${tint(r, 196)},${tint(g, 191)},${tint(b, 184)})`;
   const fy = place.floorY;
-  const sweep = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
-  <defs>
-    <linearGradient id="w" x1="0" y1="0" x2="0" y2="1">
-      <stop offset="0" stop-color="${wallTop}"/><stop offset="${(fy / height).toFixed(3)}" stop-color="${wallLow}"/>
-      <stop offset="1" stop-color="${floorNear}"/>
-    </linearGradient>
-    <radialGradient id="l" cx="0.5" cy="0.35" r="0.7">
-      <stop offset="0" stop-color="#ffffff" stop-opacity="0.35"/><stop offset="1" stop-color="#000000" stop-opacity="0.12"/>
-    </radialGradient>
-  </defs>
-  <rect width="100%" height="100%" fill="url(#w)"/><rect width="100%" height="100%" fill="url(#l)"/>
-</svg>`;
+  const sweep = backdropSvg(width, height, {
+    wash: {
+      x2: 0,
+      y2: 1,
+      stops: [
+        { offset: 0, color: wallTop },
+        { offset: fy / height, color: wallLow },
+        { offset: 1, color: floorNear },
+      ],
+    },
+    light: {
+      cx: 0.5,
+      cy: 0.35,
+      r: 0.7,
+      stops: [
+        { offset: 0, color: '#ffffff', opacity: 0.35 },
+        { offset: 1, color: '#000000', opacity: 0.12 },
+      ],
+    },
+  });
   const shadowW = Math.round(place.width * 0.9);
   const shadowH = Math.max(4, Math.round(place.height * 0.08));
   const blur = Math.max(2, Math.round(shadowH * 0.5));
