@@ -163,6 +163,30 @@ describe('computeLayout', () => {
     expectInside(l);
   });
 
+  it('stands the products in the near foreground of a photo that came as it is, still inside the frame', () => {
+    const input = {
+      width: 1024,
+      height: 768,
+      items: [{ aspect: 1.4 }, { aspect: 0.6 }],
+      hints: { horizon: 0.6, lightAngle: 90 },
+    };
+    let moved = 0;
+    for (let v = 0; v < 4; v++) {
+      const own = computeLayout({ ...input, variationIndex: v });
+      const near = computeLayout({ ...input, variationIndex: v, standAt: 0.9 });
+      expect(near.placements[0]!.base).toBeGreaterThanOrEqual(Math.min(0.9 * 768, 768 - near.margin) - 1);
+      expect(near.placements[0]!.base).toBeGreaterThanOrEqual(own.placements[0]!.base);
+      if (near.placements[0]!.base > own.placements[0]!.base + 20) moved++;
+      expect(near.horizon).toBe(own.horizon);
+      expectInside(near);
+    }
+    expect(moved).toBeGreaterThanOrEqual(2);
+    // Not a number: the shot's own floor.
+    expect(computeLayout({ ...input, variationIndex: 0, standAt: Number.NaN })).toEqual(
+      computeLayout({ ...input, variationIndex: 0 }),
+    );
+  });
+
   it('stands a product cut at the bottom of its own image on the frame edge', () => {
     const l = computeLayout({
       width: 1024,

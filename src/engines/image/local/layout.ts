@@ -45,6 +45,12 @@ export interface LayoutInput {
    * frame's margins still bound it. Default 1.
    */
   scale?: number;
+  /**
+   * The least depth (fraction of the height from the top) at which the hero stands: a photo that
+   * came as it is was shot without the products, so they stand in its near foreground, in front
+   * of whatever its floor line is. Default: the shot's own floor.
+   */
+  standAt?: number;
 }
 
 export interface Placement extends PlacedBox {
@@ -191,7 +197,8 @@ export function computeLayout(input: LayoutInput): SceneLayout {
 
   // Hero's base: on the floor, in front of the floor line, inside the bottom margin.
   const baseMax = H - margin;
-  const base = clamp(Math.max(preset.base * H, horizon * H + 0.05 * H), 0, baseMax);
+  const standAt = input.standAt !== undefined && Number.isFinite(input.standAt) ? clamp(input.standAt, 0, 1) : 0;
+  const base = clamp(Math.max(preset.base * H, horizon * H + 0.05 * H, standAt * H), 0, baseMax);
 
   const items = input.items.map((it) => ({
     aspect: clamp(Number.isFinite(it.aspect) && it.aspect > 0 ? it.aspect : 1, 0.05, 20),

@@ -225,6 +225,22 @@ describe('local scene engine', () => {
     expect(await stripes(false)).toBeLessThan(sharpSet / 3);
   });
 
+  it('stands the product in the near foreground of a photo that came as it is, on the set floor of one built for it', async () => {
+    const { width, height } = outputSize('1:1', LONG);
+    const backdrop = await sharp({ create: { width, height, channels: 3, background: '#7a9a5a' } })
+      .png()
+      .toBuffer();
+    const bottom = async (variationIndex: number, hinted: boolean) => {
+      const res = await engine.generate(
+        request({ backdrop, variationIndex, ...(hinted ? { backdropHints: { horizon: 0.6, lightAngle: 120 } } : {}) }),
+      );
+      const b = res.productBoxes[0]!;
+      return (b.top + b.height) / height;
+    };
+    for (const v of [0, 1, 2, 3]) expect(await bottom(v, false)).toBeGreaterThanOrEqual(0.88);
+    expect(await bottom(1, true)).toBeLessThan(0.86);
+  });
+
   it('falls back to its own backdrop with a warning when the backdrop cannot be read', async () => {
     const res = await engine.generate(request({ backdrop: Buffer.from('nope') }));
     expect(res.warnings.map((w) => w.code)).toContain('BACKDROP_UNREADABLE');

@@ -59,6 +59,8 @@ const MAX_SIDE = 8192;
 
 /** How far out of focus a backdrop photo that came as it is goes (simplifyBackdrop's 0..1). */
 const PHOTO_DEFOCUS = 0.5;
+/** Where the hero stands on such a photo at the least (fraction of the height): its near foreground. */
+const PHOTO_FOREGROUND = 0.9;
 
 /** Prompt words that make the floor glossy or wet (a faint reflection under the products). */
 const GLOSSY =
@@ -194,12 +196,18 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
       return { png, width: W, height: H, productBoxes: [], warnings, engine: 'local' };
     }
 
+    // A photo that came as it is (no hints: not built for this shot) was not taken with the product
+    // in it: the products stand in its near foreground, in front of the lens, and the photo behind
+    // them is out of focus, as a lens focused on them would see it (sharp, it reads as a cut-out
+    // pasted on a picture).
+    const photoAsIs = backdropGiven && !req.backdropHints;
     const layout = computeLayout({
       width: W,
       height: H,
       ...layoutOf,
       items: cutouts.map((c) => ({ aspect: c.width / c.height, croppedBottom: c.touches.bottom })),
       hints,
+      standAt: photoAsIs ? PHOTO_FOREGROUND : undefined,
     });
 
     for (const [i, p] of layout.placements.entries()) {
@@ -234,10 +242,7 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
         shot: layout.variation,
       });
     }
-    // A photo that came as it is (no hints: not built for this shot) was not taken with the product
-    // in it: behind a product in front of the lens it is out of focus, as a lens focused on the
-    // product would see it (sharp, it reads as a cut-out pasted on a picture).
-    if (backdropGiven && !req.backdropHints) simplifyBackdrop(backdrop, W, H, PHOTO_DEFOCUS, req.seed, focus);
+    if (photoAsIs) simplifyBackdrop(backdrop, W, H, PHOTO_DEFOCUS, req.seed, focus);
     // A refinement's levers on the set, before the products go in (they take its light).
     let rim = 0;
     let logo: LogoImage | undefined;
