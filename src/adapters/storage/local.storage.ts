@@ -7,15 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Clock } from '../../clock.ts';
 import { createLinkSigner, type LinkCheck } from './link-signing.ts';
 import { type ObjectStorage, StorageError } from './storage.port.ts';
-import {
-  assertPutArguments,
-  assertReadRange,
-  assertValidKey,
-  assertValidPrefix,
-  checkDownloadLink,
-  checkUploadLink,
-  exactLength,
-} from './storage.rules.ts';
+import { assertValidKey, checkDownloadLink, checkedStorage, checkUploadLink, exactLength } from './storage.rules.ts';
 
 /** Path of the blob routes (blob.routes.ts) under the public URL; the key follows. */
 const BLOB_ROUTE_PREFIX = '/v1/blobs/';
@@ -109,7 +101,7 @@ export function createLocalStorage(o: LocalStorageOptions): LocalObjectStorage {
     }
   }
 
-  return {
+  return checkedStorage({
     kind: 'local',
 
     async createUploadLink(key, lo) {
@@ -153,8 +145,6 @@ export function createLocalStorage(o: LocalStorageOptions): LocalObjectStorage {
     },
 
     async readRange(key, start, endInclusive) {
-      assertValidKey(key);
-      assertReadRange(start, endInclusive);
       const fh = await openExisting(key);
       try {
         const { size } = await fh.stat();
@@ -173,18 +163,15 @@ export function createLocalStorage(o: LocalStorageOptions): LocalObjectStorage {
     },
 
     async getStream(key, range) {
-      assertValidKey(key);
       const fh = await openExisting(key);
       return fh.createReadStream(range ? { start: range.start, end: range.end } : {});
     },
 
     async put(key, body, po) {
-      assertValidKey(key);
-      const expected = assertPutArguments(body, po);
       const tmp = path.join(tmpDir, randomUUID());
       try {
         if (Buffer.isBuffer(body)) await fsp.writeFile(tmp, body, { flag: 'wx' });
-        else await writeExactly(body, tmp, expected);
+        else await writeExactly(body, tmp, po.contentLength!);
         await commit(key, tmp, { contentType: po.contentType });
       } finally {
         await fsp.rm(tmp, { force: true });
@@ -199,7 +186,6 @@ export function createLocalStorage(o: LocalStorageOptions): LocalObjectStorage {
     },
 
     async deletePrefix(prefix) {
-      assertValidPrefix(prefix);
       const dir = path.join(root, ...prefix.slice(0, -1).split('/'));
       let entries: fs.Dirent[];
       try {
@@ -217,7 +203,7 @@ export function createLocalStorage(o: LocalStorageOptions): LocalObjectStorage {
     async prepare() {},
 
     async close() {},
-  };
+  });
 }
 
 /**

@@ -14,15 +14,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Clock } from '../../clock.ts';
 import { type ByteRange, type ObjectStorage, StorageError } from './storage.port.ts';
-import {
-  assertPutArguments,
-  assertReadRange,
-  assertValidKey,
-  assertValidPrefix,
-  checkDownloadLink,
-  checkUploadLink,
-  exactLength,
-} from './storage.rules.ts';
+import { checkDownloadLink, checkedStorage, checkUploadLink, exactLength } from './storage.rules.ts';
 
 export interface S3StorageOptions {
   /** Unset for AWS itself; the URL of any other S3-compatible store. */
@@ -70,7 +62,7 @@ export function createS3Storage(o: S3StorageOptions): ObjectStorage {
     }
   }
 
-  return {
+  return checkedStorage({
     kind: 's3',
 
     async createUploadLink(key, lo) {
@@ -104,7 +96,6 @@ export function createS3Storage(o: S3StorageOptions): ObjectStorage {
     },
 
     async head(key) {
-      assertValidKey(key);
       try {
         const h = await client.send(new HeadObjectCommand({ Bucket, Key: key }));
         return { size: h.ContentLength ?? 0, ...(h.ContentType ? { contentType: h.ContentType } : {}) };
@@ -115,21 +106,17 @@ export function createS3Storage(o: S3StorageOptions): ObjectStorage {
     },
 
     async readRange(key, start, endInclusive) {
-      assertValidKey(key);
-      assertReadRange(start, endInclusive);
       const res = await getObject(key, { start, end: endInclusive });
       return res ? Buffer.from((await res.Body?.transformToByteArray()) ?? []) : Buffer.alloc(0);
     },
 
     async getStream(key, range) {
-      assertValidKey(key);
       const res = await getObject(key, range);
       return res ? (res.Body as Readable) : Readable.from([]);
     },
 
     async put(key, body, po) {
-      assertValidKey(key);
-      const ContentLength = assertPutArguments(body, po);
+      const ContentLength = po.contentLength!;
       const input = { Bucket, Key: key, ContentLength, ContentType: po.contentType };
       if (Buffer.isBuffer(body)) {
         await client.send(new PutObjectCommand({ ...input, Body: body }));
@@ -154,12 +141,10 @@ export function createS3Storage(o: S3StorageOptions): ObjectStorage {
     },
 
     async delete(key) {
-      assertValidKey(key);
       await client.send(new DeleteObjectCommand({ Bucket, Key: key }));
     },
 
     async deletePrefix(prefix) {
-      assertValidPrefix(prefix);
       let deleted = 0;
       let token: string | undefined;
       do {
@@ -206,7 +191,7 @@ export function createS3Storage(o: S3StorageOptions): ObjectStorage {
     async close() {
       client.destroy();
     },
-  };
+  });
 }
 
 function isStatus(err: unknown, status: number): boolean {

@@ -4,8 +4,9 @@ import { CodedError } from '../coded-error.ts';
 /**
  * Object storage: where asset bytes live. Two adapters keep this contract (storage.contract.test.ts):
  * `local` (files under `$ATELIER_DATA_DIR/blobs`, links served by the API itself) and `s3` (any
- * S3-compatible store, presigned links). Keys are validated by `assertValidKey` (storage.rules.ts) in every
- * method; an invalid key throws StorageError('INVALID_KEY') before anything is touched.
+ * S3-compatible store, presigned links). Both are wrapped in `checkedStorage` (storage.rules.ts): every
+ * key, prefix, range and put's type and length is checked before the backend sees it; an invalid key
+ * throws StorageError('INVALID_KEY') before anything is touched.
  */
 export interface ObjectStorage {
   readonly kind: 'local' | 's3';

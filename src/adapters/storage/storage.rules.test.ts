@@ -4,8 +4,10 @@ import { pipeline } from 'node:stream/promises';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isStorageError } from './storage.port.ts';
+import type { ObjectStorage } from './storage.port.ts';
 import {
   assertValidPrefix,
+  checkedStorage,
   contentDisposition,
   downloadLinkTimes,
   exactLength,
@@ -195,5 +197,63 @@ describe('exactLength', () => {
     expect(isStorageError(err, 'TOO_LARGE')).toBe(true);
     const short = await run([Buffer.from('abc')], 4).catch((e: unknown) => e);
     expect(isStorageError(short, 'TOO_SMALL')).toBe(true);
+  });
+});
+
+describe('checkedStorage', () => {
+  /** A backend that records what reaches it. */
+  function recording() {
+    const calls: unknown[][] = [];
+    const record =
+      (name: string) =>
+      async (...args: unknown[]) => {
+        calls.push([name, ...args]);
+        return undefined as never;
+      };
+    const backend = {
+      kind: 'local',
+      extra: 'kept',
+      createUploadLink: record('createUploadLink'),
+      createDownloadLink: record('createDownloadLink'),
+      head: record('head'),
+      readRange: record('readRange'),
+      getStream: record('getStream'),
+      put: record('put'),
+      delete: record('delete'),
+      deletePrefix: record('deletePrefix'),
+      prepare: record('prepare'),
+      close: record('close'),
+    } satisfies ObjectStorage & { extra: string };
+    return { calls, storage: checkedStorage(backend) };
+  }
+
+  it('refuses bad keys, prefixes, ranges and put arguments before the backend sees them', async () => {
+    const { calls, storage } = recording();
+    const refusals = [
+      storage.head('../etc/passwd'),
+      storage.getStream('a//b'),
+      storage.delete(''),
+      storage.readRange('a/b', 5, 2),
+      storage.readRange('a/b', 0, 128 * 1024 * 1024),
+      storage.deletePrefix('a/b'),
+      storage.put('a/b', Buffer.from('x'), { contentType: 'not a type' }),
+      storage.put('a/b', Buffer.from('xy'), { contentType: 'text/plain', contentLength: 3 }),
+      storage.put('a/b', Readable.from([]), { contentType: 'text/plain' }),
+      storage.put('bad key', Buffer.from('x'), { contentType: 'text/plain' }),
+    ];
+    for (const p of refusals) await expect(p).rejects.toSatisfy((e) => isStorageError(e));
+    expect(calls).toEqual([]);
+  });
+
+  it('passes valid calls through, with the length put stores, and keeps the backend’s own members', async () => {
+    const { calls, storage } = recording();
+    await storage.head('a/b');
+    await storage.readRange('a/b', 0, 9);
+    await storage.put('a/b', Buffer.from('hello'), { contentType: 'text/plain' });
+    await storage.deletePrefix('a/');
+    expect(calls.map((c) => c[0])).toEqual(['head', 'readRange', 'put', 'deletePrefix']);
+    expect(calls[2]![3]).toEqual({ contentType: 'text/plain', contentLength: 5 });
+    expect(storage.extra).toBe('kept');
+    expect(storage.kind).toBe('local');
   });
 });

@@ -1,9 +1,16 @@
 import { type Readable, Transform } from 'node:stream';
-import { type ByteRange, type DownloadLinkOptions, StorageError, type UploadLinkOptions } from './storage.port.ts';
+import {
+  type ByteRange,
+  type DownloadLinkOptions,
+  type ObjectStorage,
+  StorageError,
+  type UploadLinkOptions,
+} from './storage.port.ts';
 
 /**
- * Pure rules both adapters share: which keys are valid, which link options are, how long a link
- * lives, the Content-Disposition value, Range parsing, and exact-length enforcement of streams.
+ * Rules both adapters share: which keys are valid, which link options are, how long a link lives,
+ * the Content-Disposition value, Range parsing, exact-length enforcement of streams, and
+ * `checkedStorage`, which checks every call's arguments before a backend sees them.
  */
 
 /** Largest object accepted (S3's limit for one PUT). The asset flow applies the spec's 500 MB. */
@@ -90,10 +97,7 @@ function assertContentLength(n: unknown): asserts n is number {
 }
 
 /** Checks put()'s arguments; returns the number of bytes to store. */
-export function assertPutArguments(
-  body: Buffer | Readable,
-  o: { contentType: string; contentLength?: number },
-): number {
+function assertPutArguments(body: Buffer | Readable, o: { contentType: string; contentLength?: number }): number {
   if (!isValidContentType(o.contentType)) throw invalid(`Invalid content type: ${JSON.stringify(o.contentType)}`);
   if (Buffer.isBuffer(body)) {
     if (o.contentLength !== undefined && o.contentLength !== body.length) {
@@ -216,4 +220,44 @@ export function exactLength(expected: number): Transform & { readonly received: 
     },
   });
   return Object.defineProperty(t, 'received', { get: () => received }) as Transform & { readonly received: number };
+}
+
+/**
+ * A backend behind the argument checks of every call that names an object or a prefix (keys,
+ * ranges, put's type and length), in the order the port documents, so a backend receives only
+ * valid arguments; its other members (a local store's `verifyLink`) pass through. The link calls
+ * are checked by the backends themselves (checkUploadLink, checkDownloadLink): the checks return
+ * the link's times, which only the backend signs.
+ */
+export function checkedStorage<S extends ObjectStorage>(backend: S): S {
+  const checked: ObjectStorage = {
+    ...backend,
+    async head(key) {
+      assertValidKey(key);
+      return backend.head(key);
+    },
+    async readRange(key, start, endInclusive) {
+      assertValidKey(key);
+      assertReadRange(start, endInclusive);
+      return backend.readRange(key, start, endInclusive);
+    },
+    async getStream(key, range) {
+      assertValidKey(key);
+      return backend.getStream(key, range);
+    },
+    async put(key, body, o) {
+      assertValidKey(key);
+      const contentLength = assertPutArguments(body, o);
+      return backend.put(key, body, { ...o, contentLength });
+    },
+    async delete(key) {
+      assertValidKey(key);
+      return backend.delete(key);
+    },
+    async deletePrefix(prefix) {
+      assertValidPrefix(prefix);
+      return backend.deletePrefix(prefix);
+    },
+  };
+  return checked as S;
 }
