@@ -1,6 +1,6 @@
 import { ConfigError, type Env, ifSet, jsonObject, providerApiEnv, str, url } from '../shared/env-settings.ts';
 import type { LocalEngineDeps, Provider } from '../shared/provider-registry.ts';
-import type { ProviderDeps } from '../image/provider-http.ts';
+import { type ProviderDeps, withDefaultFetchers } from '../image/provider-http.ts';
 import type { VideoEngine } from './video-engine.ts';
 
 /**
@@ -23,6 +23,24 @@ export function videoApiEnv(env: Env) {
   const { baseUrl, apiKey, limits } = providerApiEnv(env, 'VIDEO', [10, 7200]);
   return { baseUrl, apiKey, comfyUrl: url(env, 'COMFYUI_URL', ['http:', 'https:']), limits };
 }
+
+/**
+ * A hosted provider (runway, luma, fal, replicate): its settings are the shared ones
+ * (hostedVideoSettings), its engine is made with the default fetchers (withDefaultFetchers). Its
+ * settings type must take what hostedVideoSettings parses (else `kind` does not type-check).
+ */
+export function hostedVideoProvider<K extends string, S extends object>(
+  kind: HostedVideoSettings extends S ? K : never,
+  create: (settings: S, deps: ProviderDeps) => VideoEngine,
+): VideoProvider<K, S> {
+  return {
+    kind,
+    parseSettings: (env): S => hostedVideoSettings(env, kind) as HostedVideoSettings & S,
+    create: (settings, deps) => create(settings, withDefaultFetchers(deps)),
+  };
+}
+
+type HostedVideoSettings = ReturnType<typeof hostedVideoSettings>;
 
 /**
  * The settings of a hosted provider (runway, luma, fal, replicate): VIDEO_API_KEY (required;

@@ -1,7 +1,7 @@
 import { createFalQueue, FAL_LABEL, type FalQueueSettings, falEndpointId } from '../../image/fal/fal-queue.ts';
-import { nearestSize, parseRatios, type ProviderDeps, withDefaultFetchers } from '../../image/provider-http.ts';
+import { nearestSize, parseRatios, type ProviderDeps } from '../../image/provider-http.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
-import { hostedVideoSettings, type VideoProvider } from '../video-provider.ts';
+import { hostedVideoProvider } from '../video-provider.ts';
 import {
   checkRequest,
   DEFAULT_VIDEO_TIMEOUT_MS,
@@ -156,9 +156,5 @@ export function createFalVideoEngine(settings: FalVideoSettings, deps: ProviderD
   });
 }
 
-/** VIDEO_ENGINE=fal (fal.ai): the hosted provider's VIDEO_* settings (hostedVideoSettings, ../video-provider.ts). */
-export const falVideoProvider: VideoProvider<'fal', FalVideoSettings> = {
-  kind: 'fal',
-  parseSettings: (env) => hostedVideoSettings(env, 'fal'),
-  create: (settings, deps) => createFalVideoEngine(settings, withDefaultFetchers(deps)),
-};
+/** VIDEO_ENGINE=fal (fal.ai): a hosted provider, its VIDEO_* settings the shared ones (hostedVideoProvider, ../video-provider.ts). */
+export const falVideoProvider = hostedVideoProvider<'fal', FalVideoSettings>('fal', createFalVideoEngine);

@@ -6,11 +6,10 @@ import {
   type ProviderDeps,
   stainlessRetry,
   trimBase,
-  withDefaultFetchers,
 } from '../../image/provider-http.ts';
 import { imageInput, type InputRoute } from '../../image/provider-inputs.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
-import { hostedVideoSettings, type VideoProvider } from '../video-provider.ts';
+import { hostedVideoProvider } from '../video-provider.ts';
 import {
   checkRequest,
   endFrameDropped,
@@ -241,9 +240,5 @@ export function createLumaVideoEngine(settings: LumaSettings, deps: ProviderDeps
   });
 }
 
-/** VIDEO_ENGINE=luma (Luma Dream Machine): the hosted provider's VIDEO_* settings (hostedVideoSettings, ../video-provider.ts). */
-export const lumaVideoProvider: VideoProvider<'luma', LumaSettings> = {
-  kind: 'luma',
-  parseSettings: (env) => hostedVideoSettings(env, 'luma'),
-  create: (settings, deps) => createLumaVideoEngine(settings, withDefaultFetchers(deps)),
-};
+/** VIDEO_ENGINE=luma (Luma Dream Machine): a hosted provider, its VIDEO_* settings the shared ones (hostedVideoProvider, ../video-provider.ts). */
+export const lumaVideoProvider = hostedVideoProvider<'luma', LumaSettings>('luma', createLumaVideoEngine);

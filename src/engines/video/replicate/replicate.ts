@@ -1,10 +1,4 @@
-import {
-  authorization,
-  nearestSize,
-  parseRatios,
-  type ProviderDeps,
-  withDefaultFetchers,
-} from '../../image/provider-http.ts';
+import { authorization, nearestSize, parseRatios, type ProviderDeps } from '../../image/provider-http.ts';
 import { imageInput } from '../../image/provider-inputs.ts';
 import {
   createPredictions,
@@ -15,7 +9,7 @@ import {
 } from '../../image/replicate/predictions.ts';
 import type { EngineWarning } from '../../image/scene-engine.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
-import { hostedVideoSettings, type VideoProvider } from '../video-provider.ts';
+import { hostedVideoProvider } from '../video-provider.ts';
 import {
   checkRequest,
   endFrameDropped,
@@ -232,9 +226,8 @@ const describe = (input: Record<string, unknown>) =>
     .map(([k, v]) => `${k} "${String(v)}"`)
     .join(', ');
 
-/** VIDEO_ENGINE=replicate (Replicate): the hosted provider's VIDEO_* settings (hostedVideoSettings, ../video-provider.ts). */
-export const replicateVideoProvider: VideoProvider<'replicate', ReplicateVideoSettings> = {
-  kind: 'replicate',
-  parseSettings: (env) => hostedVideoSettings(env, 'replicate'),
-  create: (settings, deps) => createReplicateVideoEngine(settings, withDefaultFetchers(deps)),
-};
+/** VIDEO_ENGINE=replicate (Replicate): a hosted provider, its VIDEO_* settings the shared ones (hostedVideoProvider, ../video-provider.ts). */
+export const replicateVideoProvider = hostedVideoProvider<'replicate', ReplicateVideoSettings>(
+  'replicate',
+  createReplicateVideoEngine,
+);

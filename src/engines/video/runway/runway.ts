@@ -10,12 +10,11 @@ import {
   stainlessRetry,
   trimBase,
   truncateUtf16,
-  withDefaultFetchers,
 } from '../../image/provider-http.ts';
 import { type InputHost, type InputRoute, prepareInput, toPngInput } from '../../image/provider-inputs.ts';
 import { GenerationError } from '../../image/scene-engine.ts';
 import type { VideoEngine, VideoRequest, VideoResult } from '../video-engine.ts';
-import { hostedVideoSettings, type VideoProvider } from '../video-provider.ts';
+import { hostedVideoProvider } from '../video-provider.ts';
 import {
   checkRequest,
   endFrameDropped,
@@ -478,9 +477,5 @@ async function fitFrame(bytes: Buffer, what: string, ratio: { width: number; hei
   return img.png().toBuffer();
 }
 
-/** VIDEO_ENGINE=runway (Runway): the hosted provider's VIDEO_* settings (hostedVideoSettings, ../video-provider.ts). */
-export const runwayVideoProvider: VideoProvider<'runway', RunwaySettings> = {
-  kind: 'runway',
-  parseSettings: (env) => hostedVideoSettings(env, 'runway'),
-  create: (settings, deps) => createRunwayVideoEngine(settings, withDefaultFetchers(deps)),
-};
+/** VIDEO_ENGINE=runway (Runway): a hosted provider, its VIDEO_* settings the shared ones (hostedVideoProvider, ../video-provider.ts). */
+export const runwayVideoProvider = hostedVideoProvider<'runway', RunwaySettings>('runway', createRunwayVideoEngine);
