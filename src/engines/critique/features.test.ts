@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeImage, computeFeatures, type FeatureInput } from './features.ts';
-import { areaResize, chamferDistance, fillHoles, floatRows } from './raster.ts';
+import { chamferDistance } from '../shared/raster.ts';
+import { areaResize, fillHoles, floatRows } from './raster.ts';
 
 type Rgb = [number, number, number];
 

@@ -18,15 +18,8 @@
  * the most salient foreground group against a plain backdrop, else the saliency object map; every
  * "product" feature then describes that estimate (`subject.source` says which).
  */
-import {
-  areaResize,
-  type Component,
-  chamferDistance,
-  components,
-  fillHoles,
-  floatRows,
-  type RowReader,
-} from './raster.ts';
+import { type Component, chamferDistance, components } from '../shared/raster.ts';
+import { areaResize, fillHoles, floatRows, type RowReader } from './raster.ts';
 import { logoTemplate, type MarkFeature, measureMark } from './mark.ts';
 import {
   FOCAL_MEAN_RATIO,

@@ -16,8 +16,7 @@
  * widths from 6% to 90% of the product box; |NCC| (either polarity: a dark logo printed light) ≥
  * `MARK_MATCH_MIN` is a match, its box the mark.
  */
-import { boundsWhere } from '../shared/raster.ts';
-import { chamferDistance } from './raster.ts';
+import { boundsWhere, chamferDistance } from '../shared/raster.ts';
 
 export interface MarkBox {
   left: number;

@@ -32,17 +32,8 @@ import { backdropStats, estimateHints } from './local/backdrop.ts';
 import { composite } from './local/composite.ts';
 import { alphaBox, type Cutout, cutOutProduct, matte } from './local/cutout.ts';
 import { keyFromAngle, type Placement, type SceneLayout, shadowFor } from './local/layout.ts';
-import {
-  boxBlur,
-  components,
-  dilate,
-  erode,
-  hashSeed,
-  neighbours4,
-  pushPull,
-  smoothstep,
-  toLab,
-} from './local/raster.ts';
+import { boxBlur, dilate, erode, hashSeed, neighbours4, pushPull, smoothstep, toLab } from './local/raster.ts';
+import { components } from '../shared/raster.ts';
 import { prng } from '../shared/prng.ts';
 import {
   type EngineWarning,
@@ -1044,46 +1035,34 @@ function grow(mask: Uint8Array, width: number, height: number, seeds: number[]):
  * size, within 5 % of the frame: a product in parts), if object-sized: its box and mask (0/255).
  */
 function largestObject(solid: Uint8Array, width: number, height: number) {
-  const comp = components(solid, width, height);
-  const n = comp.sizes.length;
-  if (n === 0) return undefined;
-  const boxes: Rect[] = Array.from({ length: n }, () => ({ left: width, top: height, width: -1, height: -1 }));
-  const ext = Array.from({ length: n }, () => [width, height, -1, -1]);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const l = comp.labels[y * width + x]!;
-      if (!l) continue;
-      const e = ext[l - 1]!;
-      if (x < e[0]!) e[0] = x;
-      if (y < e[1]!) e[1] = y;
-      if (x > e[2]!) e[2] = x;
-      if (y > e[3]!) e[3] = y;
-    }
-  }
-  for (let id = 0; id < n; id++) {
-    const e = ext[id]!;
-    boxes[id] = { left: e[0]!, top: e[1]!, width: e[2]! - e[0]! + 1, height: e[3]! - e[1]! + 1 };
-  }
+  const { labels, list } = components(solid, width, height);
+  if (list.length === 0) return undefined;
+  const boxes: Rect[] = list.map((c) => ({
+    left: c.left,
+    top: c.top,
+    width: c.right - c.left + 1,
+    height: c.bottom - c.top + 1,
+  }));
   let best = 0;
-  for (let id = 1; id < n; id++) if (comp.sizes[id]! > comp.sizes[best]!) best = id;
+  for (let id = 1; id < list.length; id++) if (list[id]!.area > list[best]!.area) best = id;
   const gap = Math.max(width, height) * 0.05;
   const b = boxes[best]!;
   const keep = new Set([best + 1]);
-  let size = comp.sizes[best]!;
-  for (let id = 0; id < n; id++) {
-    if (id === best || comp.sizes[id]! < comp.sizes[best]! * 0.2) continue;
+  let size = list[best]!.area;
+  for (let id = 0; id < list.length; id++) {
+    if (id === best || list[id]!.area < list[best]!.area * 0.2) continue;
     const o = boxes[id]!;
     const dx = Math.max(0, o.left - (b.left + b.width), b.left - (o.left + o.width));
     const dy = Math.max(0, o.top - (b.top + b.height), b.top - (o.top + o.height));
     if (dx <= gap && dy <= gap) {
       keep.add(id + 1);
-      size += comp.sizes[id]!;
+      size += list[id]!.area;
     }
   }
   const share = size / (width * height);
   if (share < 0.01 || share > 0.6) return undefined;
   const alpha = new Uint8Array(width * height);
-  for (let i = 0; i < alpha.length; i++) alpha[i] = keep.has(comp.labels[i]!) ? 255 : 0;
+  for (let i = 0; i < alpha.length; i++) alpha[i] = keep.has(labels[i]!) ? 255 : 0;
   const box = alphaBox(alpha, width, height, 128);
   // Spanning the frame is not an object (a textured floor taken for foreground).
   if (!box || box.width > width * 0.9 || box.height > height * 0.9) return undefined;

@@ -22,9 +22,7 @@ import {
   channel,
   clamp01,
   clampByte,
-  components,
   dilate,
-  distanceInside,
   erode,
   neighbours4,
   pushPull,
@@ -32,6 +30,7 @@ import {
   smoothstep,
   toLab,
 } from './raster.ts';
+import { chamferDistance, components } from '../../shared/raster.ts';
 
 /** The product alone: straight (not premultiplied) RGBA, trimmed to the product. */
 export interface Cutout {
@@ -361,6 +360,7 @@ export function matte(rgb: Uint8Array, width: number, height: number): MatteResu
     }
   }
   const holes = components(holeCandidate, width, height);
+  const holeSizes = holes.list.map((c) => c.area);
   const minHole = Math.max(48, n * 0.0004);
   // Grain: how far each pixel stands from its smoothed self. A hole shows the background's grain;
   // a smooth product surface of the background's colour does not.
@@ -378,7 +378,7 @@ export function matte(rgb: Uint8Array, width: number, height: number): MatteResu
   }
   bgGrain = bgCount ? bgGrain / bgCount : 0;
   bgSpread = bgCount ? bgSpread / bgCount : 0;
-  const holeStats = holes.sizes.map(() => ({ sum: 0, sq: 0, grain: 0 }));
+  const holeStats = holeSizes.map(() => ({ sum: 0, sq: 0, grain: 0 }));
   for (let i = 0; i < n; i++) {
     const id = holes.labels[i]! - 1;
     if (id < 0) continue;
@@ -387,7 +387,7 @@ export function matte(rgb: Uint8Array, width: number, height: number): MatteResu
     holeStats[id]!.sq += d * d;
     holeStats[id]!.grain += grainOf(i);
   }
-  const flat = holes.sizes.map((size, id) => {
+  const flat = holeSizes.map((size, id) => {
     if (size < minHole) return false;
     const mean = holeStats[id]!.sum / size;
     const sd = Math.sqrt(Math.max(0, holeStats[id]!.sq / size - mean * mean));
@@ -409,7 +409,7 @@ export function matte(rgb: Uint8Array, width: number, height: number): MatteResu
   const acceptHole = flat.map((ok, id) => ok && rim[id]! >= Math.max(12, 3 * holeTol));
   // An accepted hole takes in the rest of its opening: neighbouring pixels close to the hole's
   // own colour (the field extrapolated across the product can be off there).
-  const holeMean = holes.sizes.map(() => [0, 0, 0]);
+  const holeMean = holeSizes.map(() => [0, 0, 0]);
   const queue: number[] = [];
   for (let i = 0; i < n; i++) {
     const id = holes.labels[i]! - 1;
@@ -418,7 +418,7 @@ export function matte(rgb: Uint8Array, width: number, height: number): MatteResu
     queue.push(i);
     for (let c = 0; c < 3; c++) holeMean[id]![c]! += lab[i * 3 + c]!;
   }
-  for (const [id, size] of holes.sizes.entries()) for (let c = 0; c < 3; c++) holeMean[id]![c]! /= size;
+  for (const [id, size] of holeSizes.entries()) for (let c = 0; c < 3; c++) holeMean[id]![c]! /= size;
   const owner = Int32Array.from(holes.labels);
   while (queue.length) {
     const p = queue.pop()!;
@@ -436,8 +436,8 @@ export function matte(rgb: Uint8Array, width: number, height: number): MatteResu
 
   // 4. Specks: product components far smaller than the largest are background.
   const fgComps = components(notBg, width, height);
-  const largest = Math.max(0, ...fgComps.sizes);
-  const keep = fgComps.sizes.map((s) => s >= Math.max(24, largest * 0.012));
+  const largest = Math.max(0, ...fgComps.list.map((c) => c.area));
+  const keep = fgComps.list.map((c) => c.area >= Math.max(24, largest * 0.012));
   for (let i = 0; i < n; i++) {
     const id = fgComps.labels[i]! - 1;
     if (id >= 0 && !keep[id]) notBg[i] = 0;
@@ -448,8 +448,8 @@ export function matte(rgb: Uint8Array, width: number, height: number): MatteResu
 
   // 5. Edges: fractional alpha from the local product and background colours (nearby confident
   // pixels of each, closest weighing most), decontaminated.
-  const dIn = distanceInside(fg, width, height, 8);
-  const dOut = distanceInside(invert(fg), width, height, 8);
+  const dIn = chamferDistance(invert(fg), width, height, 8);
+  const dOut = chamferDistance(fg, width, height, 8);
   const alpha = new Uint8Array(n);
   const out = new Uint8Array(rgb);
   let contrastSum = 0;

@@ -34,7 +34,8 @@ import { lastStderrLine, runProcess } from '../../../adapters/media/run-process.
 import { ffmpegPath, probeVideo } from '../../../adapters/media/video.ts';
 import { estimateHints } from '../../image/local/backdrop.ts';
 import { type Cutout, cutOutRaw } from '../../image/local/cutout.ts';
-import { components, dilate, erode, pushPull, reconstruct } from '../../image/local/raster.ts';
+import { dilate, erode, pushPull, reconstruct } from '../../image/local/raster.ts';
+import { components } from '../../shared/raster.ts';
 import { type EngineWarning, GenerationError } from '../../image/scene-engine.ts';
 import { type CameraMove, type CameraPlan, chooseCameraMove, planCamera } from '../camera.ts';
 import { readClip } from '../conform.ts';
@@ -334,13 +335,13 @@ function productPiece(
   for (let i = 0; i < n; i++) solid[i] = (alpha[i] as number) > 128 ? 1 : 0;
   const r = Math.max(2, Math.round(Math.max(width, height) * 0.006));
   const opened = dilate(erode(solid, width, height, r, 0), width, height, r);
-  const { labels, sizes, touchesBorder } = components(opened, width, height);
+  const { labels, list } = components(opened, width, height);
   let best = -1;
-  for (let id = 0; id < sizes.length; id++) {
+  for (let id = 0; id < list.length; id++) {
+    const b = list[best];
+    const c = list[id]!;
     const better =
-      best < 0 ||
-      (touchesBorder[best] && !touchesBorder[id]) ||
-      (touchesBorder[best] === touchesBorder[id] && (sizes[id] as number) > (sizes[best] as number));
+      !b || (b.touchesBorder && !c.touchesBorder) || (b.touchesBorder === c.touchesBorder && c.area > b.area);
     if (better) best = id;
   }
   if (best < 0) return undefined;
