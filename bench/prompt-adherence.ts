@@ -19,10 +19,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp, { type OverlayOptions } from 'sharp';
-import { COLOR_NAMES, MATERIAL_BASE, type Rgb, rgbToHsl } from '../src/engines/environment/local/environment-prompt.ts';
+import { parseHex, rgbToHsl } from '../src/adapters/media/colors.ts';
+import { COLOR_NAMES, MATERIAL_BASE, type Rgb } from '../src/engines/environment/local/environment-prompt.ts';
 import { createLocalEnvironmentEngine } from '../src/engines/environment/local/local-environment-engine.ts';
 import { createLocalSceneEngine } from '../src/engines/image/local/local-scene-engine.ts';
-import { parseHex } from '../src/engines/image/local/raster.ts';
 
 const FIXTURES = process.env.BENCH_SCENE_FIXTURES ?? '/work/shared/fixtures/product-images';
 const LONG_SIDE = Number(process.env.BENCH_ADHERENCE_SIDE ?? 512);

@@ -1,6 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { COLOR_NAMES, dominantColors, labDistance, nameColor, rgbHex, rgbToLab } from './colors.ts';
+import {
+  COLOR_NAMES,
+  dominantColors,
+  hslToRgb,
+  labDistance,
+  nameColor,
+  parseHex,
+  rgbHex,
+  rgbToHsl,
+  rgbToLab,
+} from './colors.ts';
 
 /** One 8-bit colour channel. */
 const channel = fc.integer({ min: 0, max: 255 });
@@ -96,5 +106,39 @@ describe('dominantColors', () => {
 
   it('rgbHex pads and rounds', () => {
     expect(rgbHex(0, 15.6, 255)).toBe('#0010ff');
+  });
+});
+
+describe('parseHex', () => {
+  it.each([
+    ['#ff8000', [255, 128, 0]],
+    ['00FF00', [0, 255, 0]],
+    [' #fff ', [255, 255, 255]],
+    ['#11223380', [17, 34, 51]],
+    ['red', undefined],
+    ['#12345g', undefined],
+    ['#12345', undefined],
+  ])('%s', (hex, want) => expect(parseHex(hex)).toEqual(want));
+});
+
+describe('HSL', () => {
+  it('names the hue in degrees and comes back to the same colour', () => {
+    expect(rgbToHsl([255, 0, 0])).toEqual([0, 1, 0.5]);
+    expect(rgbToHsl([0, 0, 255])[0]).toBeCloseTo(240, 9);
+    expect(rgbToHsl([128, 128, 128])).toEqual([0, 0, 128 / 255]);
+    fc.assert(
+      fc.property(fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255)), (rgb) => {
+        const back = hslToRgb(...rgbToHsl(rgb));
+        for (let k = 0; k < 3; k++) expect(back[k]).toBeCloseTo(rgb[k]!, 6);
+      }),
+    );
+  });
+
+  it('takes any turn of the hue', () => {
+    const red = hslToRgb(0, 1, 0.5);
+    for (const h of [360, -360, 720]) {
+      const same = hslToRgb(h, 1, 0.5);
+      for (let k = 0; k < 3; k++) expect(same[k]).toBeCloseTo(red[k]!, 9);
+    }
   });
 });

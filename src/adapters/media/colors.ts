@@ -123,6 +123,42 @@ function nearestName(lab: Lab): ColorName {
 export const rgbHex = (r: number, g: number, b: number): string =>
   `#${[r, g, b].map((v) => Math.round(v).toString(16).padStart(2, '0')).join('')}`;
 
+/** sRGB 0..255 → HSL: hue in degrees (0..360), saturation and lightness 0..1. */
+export function rgbToHsl([r8, g8, b8]: readonly [number, number, number]): [number, number, number] {
+  const r = r8 / 255;
+  const g = g8 / 255;
+  const b = b8 / 255;
+  const max = Math.max(r, g, b);
+  const min = Math.min(r, g, b);
+  const l = (max + min) / 2;
+  if (max === min) return [0, 0, l];
+  const d = max - min;
+  const s = l > 0.5 ? d / (2 - max - min) : d / (max + min);
+  let h: number;
+  if (max === r) h = (g - b) / d + (g < b ? 6 : 0);
+  else if (max === g) h = (b - r) / d + 2;
+  else h = (r - g) / d + 4;
+  return [h * 60, s, l];
+}
+
+/**
+ * HSL (hue in degrees, any turn; saturation and lightness 0..1) → sRGB 0..255, not rounded.
+ */
+export function hslToRgb(h: number, s: number, l: number): [number, number, number] {
+  if (s === 0) return [l * 255, l * 255, l * 255];
+  const turn = (((h % 360) + 360) % 360) / 360;
+  const q = l < 0.5 ? l * (1 + s) : l + s - l * s;
+  const p = 2 * l - q;
+  const channel = (t: number) => {
+    const u = t < 0 ? t + 1 : t > 1 ? t - 1 : t;
+    if (u < 1 / 6) return p + (q - p) * 6 * u;
+    if (u < 1 / 2) return q;
+    if (u < 2 / 3) return p + (q - p) * (2 / 3 - u) * 6;
+    return p;
+  };
+  return [channel(turn + 1 / 3) * 255, channel(turn) * 255, channel(turn - 1 / 3) * 255];
+}
+
 /** `#rgb`, `#rrggbb` (with or without `#`); alpha forms are read without their alpha. */
 export function parseHex(input: string): Rgb | undefined {
   const m = /^#?([0-9a-f]{3,8})$/i.exec(input.trim());

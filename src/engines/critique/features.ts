@@ -18,6 +18,7 @@
  * the most salient foreground group against a plain backdrop, else the saliency object map; every
  * "product" feature then describes that estimate (`subject.source` says which).
  */
+import { parseHex } from '../../adapters/media/colors.ts';
 import { type Component, chamferDistance, components } from '../shared/raster.ts';
 import { areaResize, fillHoles, floatRows, type RowReader } from './raster.ts';
 import { logoTemplate, type MarkFeature, measureMark } from './mark.ts';
@@ -314,13 +315,6 @@ function rgbToLab(r: number, g: number, b: number, out: Float32Array | Float64Ar
   out[o] = 116 * fy - 16;
   out[o + 1] = 500 * (fx - fy);
   out[o + 2] = 200 * (fy - fz);
-}
-
-function parseHex(hex: string): [number, number, number] | undefined {
-  const m = /^#?([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(hex.trim());
-  if (!m) return undefined;
-  const h = m[1]!.length === 3 ? [...m[1]!].map((c) => c + c).join('') : m[1]!;
-  return [0, 2, 4].map((i) => Number.parseInt(h.slice(i, i + 2), 16)) as [number, number, number];
 }
 
 /** Luma (Rec. 709 weights on the encoded values), 0..1. */

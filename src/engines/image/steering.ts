@@ -22,6 +22,7 @@
  * (`previous`): sizes multiply, strengths add, colours and the logo are kept; everything stays
  * within `STEERING_BOUNDS`.
  */
+import { parseHex, rgbToLab } from '../../adapters/media/colors.ts';
 import type { ImageFeatures } from '../critique/features.ts';
 import type { Scores } from '../critique/scores.ts';
 import type { ScenePlacement, SceneSteering } from './scene-engine.ts';
@@ -72,27 +73,12 @@ const MIN_STEP = 1.08;
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 const round2 = (v: number) => Math.round(v * 100) / 100;
 
-/** `#rrggbb` → [r, g, b], or undefined. */
-function parseHex(hex: string): [number, number, number] | undefined {
-  const m = /^#?([0-9a-f]{6})$/i.exec(hex.trim());
-  if (!m) return undefined;
-  const v = Number.parseInt(m[1]!, 16);
-  return [(v >> 16) & 255, (v >> 8) & 255, v & 255];
-}
-
 /** Chroma (C*ab, D65) of an sRGB colour: under ~12 it reads as a neutral (white, grey, black). */
 export function colorChroma(hex: string): number {
   const rgb = parseHex(hex);
   if (!rgb) return 0;
-  const lin = rgb.map((v) => {
-    const c = v / 255;
-    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  }) as [number, number, number];
-  const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : (t * 24389) / 27 / 116 + 16 / 116);
-  const fx = f((0.4124564 * lin[0] + 0.3575761 * lin[1] + 0.1804375 * lin[2]) / 0.95047);
-  const fy = f(0.2126729 * lin[0] + 0.7151522 * lin[1] + 0.072175 * lin[2]);
-  const fz = f((0.0193339 * lin[0] + 0.119192 * lin[1] + 0.9503041 * lin[2]) / 1.08883);
-  return Math.hypot(500 * (fx - fy), 200 * (fy - fz));
+  const [, a, b] = rgbToLab(...rgb);
+  return Math.hypot(a, b);
 }
 
 /** The palette's colours that can be accents (not neutral), normalised to lower-case `#rrggbb`. */

@@ -1,4 +1,4 @@
-import { type Lab, parseHex, type Rgb, rgbToLab } from '../../adapters/media/colors.ts';
+import { hslToRgb, type Lab, parseHex, type Rgb, rgbToLab } from '../../adapters/media/colors.ts';
 
 /**
  * Colour arithmetic for Brand DNA: parsing (rgb(), hsl(), CSS names, CMYK; hex with parseHex of
@@ -103,25 +103,6 @@ export function cmykToRgb(c: number, m: number, y: number, k: number): Rgb {
   const f = (v: number) => 255 * (1 - Math.min(100, Math.max(0, v)) / 100);
   const kk = 1 - Math.min(100, Math.max(0, k)) / 100;
   return [(f(c) * kk) as number, (f(m) * kk) as number, (f(y) * kk) as number].map(clamp255) as Rgb;
-}
-
-function hslToRgb(h: number, s: number, l: number): Rgb {
-  const hh = (((h % 360) + 360) % 360) / 360;
-  const ss = Math.max(0, Math.min(1, s));
-  const ll = Math.max(0, Math.min(1, l));
-  if (ss === 0) return [ll * 255, ll * 255, ll * 255].map(clamp255) as Rgb;
-  const q = ll < 0.5 ? ll * (1 + ss) : ll + ss - ll * ss;
-  const p = 2 * ll - q;
-  const ch = (t: number) => {
-    let x = t;
-    if (x < 0) x += 1;
-    if (x > 1) x -= 1;
-    if (x < 1 / 6) return p + (q - p) * 6 * x;
-    if (x < 1 / 2) return q;
-    if (x < 2 / 3) return p + (q - p) * (2 / 3 - x) * 6;
-    return p;
-  };
-  return [ch(hh + 1 / 3), ch(hh), ch(hh - 1 / 3)].map((v) => clamp255(v * 255)) as Rgb;
 }
 
 /** The CSS named colours (CSS Color 4), without `transparent` and `currentcolor`. */
@@ -351,7 +332,8 @@ export function parseCssColor(token: string): CssColor | undefined {
     if (![h, s, l].every(Number.isFinite)) return undefined;
     // hsl() saturation/lightness are percentages; a bare number is read as a percentage too.
     const pct = (v: number, raw: string) => (raw.trim().endsWith('%') ? v : v / 100);
-    return { hex: toHex(hslToRgb(h, pct(s, args[1]!), pct(l, args[2]!))), alpha: alphaOf(args[3]) };
+    const unit = (v: number) => Math.max(0, Math.min(1, v));
+    return { hex: toHex(hslToRgb(h, unit(pct(s, args[1]!)), unit(pct(l, args[2]!)))), alpha: alphaOf(args[3]) };
   }
   const named = NAMED[t];
   return named ? { hex: `#${named}`, alpha: 1 } : undefined;

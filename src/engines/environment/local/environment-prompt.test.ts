@@ -2,12 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   type EnvironmentPlan,
   MATERIAL_BASE,
-  parseHex,
   readEnvironmentPrompt,
   resolveColors,
-  rgbToHsl,
   type Rgb,
 } from './environment-prompt.ts';
+import { rgbToHsl } from '../../../adapters/media/colors.ts';
 
 const hue = (c: Rgb | null) => (c ? rgbToHsl(c)[0] : Number.NaN);
 const lightness = (c: Rgb | null) => (c ? rgbToHsl(c)[2] : Number.NaN);
@@ -254,14 +253,4 @@ describe('subjects the local engine cannot draw', () => {
     expect(readEnvironmentPrompt('sage plaster wall, walnut table, golden hour, palm shadows').subjects).toEqual([]);
     expect(readEnvironmentPrompt('beach at sunset').subjects).toEqual([]);
   });
-});
-
-describe('parseHex', () => {
-  it.each([
-    ['#ff8000', [255, 128, 0]],
-    ['00FF00', [0, 255, 0]],
-    ['#fff', null],
-    ['red', null],
-    ['#12345g', null],
-  ])('%s', (hex, want) => expect(parseHex(hex)).toEqual(want));
 });

@@ -6,6 +6,8 @@
  * before a tiled backsplash) or, when it names nothing, a studio's seamless paper sweep.
  */
 
+import { hslToRgb, rgbToHsl } from '../../../adapters/media/colors.ts';
+
 /** The materials the renderer draws. `paper` is a photographer's seamless paper. */
 export const SURFACES = [
   'marble',
@@ -1035,14 +1037,6 @@ export const MATERIAL_BASE: Record<Backdrop, Rgb> = {
 /** Materials whose colour is a choice (dyed, painted) rather than natural. */
 const COLOURABLE = new Set<Backdrop>(['paper', 'plaster', 'linen', 'velvet', 'tile', 'terrazzo']);
 
-/** `#rrggbb` → sRGB, or null when malformed. */
-export function parseHex(hex: string): Rgb | null {
-  const m = /^#?([0-9a-f]{6})$/i.exec(hex.trim());
-  if (!m) return null;
-  const n = Number.parseInt(m[1]!, 16);
-  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
-}
-
 /**
  * The plan's colours with the brand palette mixed in. Precedence: what the prompt names wins.
  * A colour the prompt gives a surface paints it; a material it names keeps its own colour ("a warm
@@ -1140,33 +1134,6 @@ export function applyTone(c: Rgb, light: number, sat: number): Rgb {
 export function tame(c: Rgb, maxS: number, minL: number, maxL: number): Rgb {
   const [h, s, l] = rgbToHsl(c);
   return hslToRgb(h, Math.min(s, maxS), clamp(l, minL, maxL));
-}
-
-export function rgbToHsl([r8, g8, b8]: Rgb): [number, number, number] {
-  const r = r8 / 255;
-  const g = g8 / 255;
-  const b = b8 / 255;
-  const max = Math.max(r, g, b);
-  const min = Math.min(r, g, b);
-  const l = (max + min) / 2;
-  if (max === min) return [0, 0, l];
-  const d = max - min;
-  const s = l > 0.5 ? d / (2 - max - min) : d / (max + min);
-  let h: number;
-  if (max === r) h = (g - b) / d + (g < b ? 6 : 0);
-  else if (max === g) h = (b - r) / d + 2;
-  else h = (r - g) / d + 4;
-  return [h * 60, s, l];
-}
-
-export function hslToRgb(h: number, s: number, l: number): Rgb {
-  const c = (1 - Math.abs(2 * l - 1)) * s;
-  const hp = (((h % 360) + 360) % 360) / 60;
-  const x = c * (1 - Math.abs((hp % 2) - 1));
-  const [r, g, b] =
-    hp < 1 ? [c, x, 0] : hp < 2 ? [x, c, 0] : hp < 3 ? [0, c, x] : hp < 4 ? [0, x, c] : hp < 5 ? [x, 0, c] : [c, 0, x];
-  const m = l - c / 2;
-  return [(r + m) * 255, (g + m) * 255, (b + m) * 255];
 }
 
 function clamp(n: number, lo: number, hi: number): number {

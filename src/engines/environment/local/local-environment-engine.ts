@@ -17,13 +17,13 @@
  */
 import sharp from 'sharp';
 import type { SetLight } from '../../image/scene-engine.ts';
+import { parseHex } from '../../../adapters/media/colors.ts';
 import { type EngineWarning, GenerationError } from '../../image/scene-engine.ts';
 import type { EnvironmentEngine, EnvironmentRequest, EnvironmentResult } from '../environment-engine.ts';
 import { elevationOf, lightAngleOf, lightColor, openSide, type Shot, shotFor } from '../shot.ts';
 import {
   type EnvironmentColors,
   type EnvironmentPlan,
-  parseHex,
   type Rgb,
   readEnvironmentPrompt,
   resolveColors,
@@ -69,7 +69,7 @@ export async function generateEnvironment(req: EnvironmentRequest): Promise<Envi
     else
       warnings.push({
         code: 'PALETTE_COLOR_IGNORED',
-        message: `palette colour ${JSON.stringify(hex)} is not #rrggbb and was ignored`,
+        message: `palette colour ${JSON.stringify(hex)} is not a hex colour (#rrggbb) and was ignored`,
         severity: 'warning',
       });
   }

@@ -4,7 +4,8 @@
  * any backdrop: its ambient colour and brightness, its grain, and a floor line and light direction
  * when its maker did not say.
  */
-import { aroundBox, boxBlur, clamp01, hashSeed, luma, parseHex, toLab, toLinear, toSrgb } from './raster.ts';
+import { hslToRgb, parseHex, rgbToHsl } from '../../../adapters/media/colors.ts';
+import { aroundBox, boxBlur, clamp01, hashSeed, luma, toLab, toLinear, toSrgb } from './raster.ts';
 import { prng } from '../../shared/prng.ts';
 import { shotFor } from '../../environment/shot.ts';
 import {
@@ -75,40 +76,6 @@ export const SWEEP_LOOKS: readonly SweepLook[] = [
 
 const NEUTRAL: [number, number, number] = [214, 208, 200];
 
-/** RGB 0..255 → HSL (h 0..1, s 0..1, l 0..1). */
-function rgbToHsl(r: number, g: number, b: number): [number, number, number] {
-  const rn = r / 255;
-  const gn = g / 255;
-  const bn = b / 255;
-  const max = Math.max(rn, gn, bn);
-  const min = Math.min(rn, gn, bn);
-  const l = (max + min) / 2;
-  if (max === min) return [0, 0, l];
-  const d = max - min;
-  const s = l > 0.5 ? d / (2 - max - min) : d / (max + min);
-  let h: number;
-  if (max === rn) h = (gn - bn) / d + (gn < bn ? 6 : 0);
-  else if (max === gn) h = (bn - rn) / d + 2;
-  else h = (rn - gn) / d + 4;
-  return [h / 6, s, l];
-}
-
-function hslToRgb(h: number, s: number, l: number): [number, number, number] {
-  if (s === 0) return [l * 255, l * 255, l * 255];
-  const hue = (p: number, q: number, t: number) => {
-    let u = t;
-    if (u < 0) u += 1;
-    if (u > 1) u -= 1;
-    if (u < 1 / 6) return p + (q - p) * 6 * u;
-    if (u < 1 / 2) return q;
-    if (u < 2 / 3) return p + (q - p) * (2 / 3 - u) * 6;
-    return p;
-  };
-  const q = l < 0.5 ? l * (1 + s) : l + s - l * s;
-  const p = 2 * l - q;
-  return [hue(p, q, h + 1 / 3) * 255, hue(p, q, h) * 255, hue(p, q, h - 1 / 3) * 255];
-}
-
 /**
  * The wall and floor colours of the studio sweep: the strongest brand colour, muted and lightened
  * to a backdrop tone (a neutral warm grey without a palette); deeper when the products are light,
@@ -116,7 +83,7 @@ function hslToRgb(h: number, s: number, l: number): [number, number, number] {
  */
 export function studioTones(palette: string[], productLuma: number): { wall: number[]; floor: number[] } {
   const base = palette.map(parseHex).find((c) => c !== undefined) ?? NEUTRAL;
-  const [h, s] = rgbToHsl(...base);
+  const [h, s] = rgbToHsl(base);
   const sat = Math.min(0.32, s * 0.45);
   // Light products on a mid tone, dark ones on a light tone.
   const light = productLuma > 165 ? 0.66 : productLuma > 110 ? 0.8 : 0.87;

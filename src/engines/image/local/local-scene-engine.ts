@@ -41,7 +41,8 @@ import { composite, drawLogo, type LogoImage, loadLogo, logoBox } from './compos
 import { type Cutout, cutOutProduct, DEFAULT_MAX_INPUT_PIXELS } from './cutout.ts';
 import { sceneLayers } from './layers.ts';
 import { computeLayout } from './layout.ts';
-import { luma, parseHex } from './raster.ts';
+import { parseHex } from '../../../adapters/media/colors.ts';
+import { luma } from './raster.ts';
 
 export interface LocalSceneEngineOptions {
   /** The long side the engine is tuned for (px); cut-outs are worked at up to that size. Default 1024. */

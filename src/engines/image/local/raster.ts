@@ -318,11 +318,3 @@ export function hashSeed(...parts: number[]): number {
   }
   return h >>> 0;
 }
-
-/** `#rrggbb` → [r, g, b], or undefined when malformed. */
-export function parseHex(hex: string): [number, number, number] | undefined {
-  const m = /^#?([0-9a-f]{6})$/i.exec(hex.trim());
-  if (!m) return undefined;
-  const v = Number.parseInt(m[1]!, 16);
-  return [(v >> 16) & 255, (v >> 8) & 255, v & 255];
-}
