@@ -29,6 +29,7 @@ import {
 } from './critique.schema.ts';
 import type { ImageFeatures } from './features.ts';
 import { SCORE_NAMES, type ScoreName, type Scores, scoreFeatures, scoreTerms } from './scores.ts';
+import { clamp } from '../shared/math.ts';
 
 export type { Critique, DiagnosticName, DiagnosticOutcome, GeneralAssessment };
 
@@ -152,7 +153,6 @@ export interface CritiqueInput {
 // Numbers and words.
 
 const fin = (x: number) => (Number.isFinite(x) ? x : 0);
-const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
 const round1 = (x: number) => Math.round(fin(x) * 10) / 10;
 const round2 = (x: number) => Math.round(fin(x) * 100) / 100;
 const ramp = (x: number, lo: number, hi: number) => clamp((x - lo) / (hi - lo), 0, 1);

@@ -20,6 +20,7 @@
  *   inside the frame, and a prominent product.
  */
 import { analyzeImage, type FeatureOptions, type ImageFeatures, type PixelInput } from './features.ts';
+import { clamp01 } from '../shared/math.ts';
 
 export const SCORE_NAMES = ['attention_potential', 'conversion', 'brand_awareness'] as const;
 export type ScoreName = (typeof SCORE_NAMES)[number];
@@ -33,7 +34,6 @@ export interface ScoreTerm {
   value: (f: ImageFeatures) => number;
 }
 
-const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 /** 0 at `lo`, 1 at `hi` (either order), linear between, clamped. */
 export const ramp = (x: number, lo: number, hi: number): number => clamp01((x - lo) / (hi - lo));
 /** Diminishing returns: 1 − e^(−x/k) (63% at x = k). */

@@ -32,7 +32,7 @@ import { backdropStats, estimateHints } from './local/backdrop.ts';
 import { composite } from './local/composite.ts';
 import { alphaBox, type Cutout, cutOutProduct, matte } from './local/cutout.ts';
 import { keyFromAngle, type Placement, type SceneLayout, shadowFor } from './local/layout.ts';
-import { boxBlur, dilate, erode, hashSeed, neighbours4, pushPull, smoothstep, toLab } from './local/raster.ts';
+import { boxBlur, dilate, erode, hashSeed, neighbours4, pushPull, toLab } from './local/raster.ts';
 import { components } from '../shared/raster.ts';
 import { prng } from '../shared/prng.ts';
 import {
@@ -43,6 +43,7 @@ import {
   type SceneRequest,
   type SceneResult,
 } from './scene-engine.ts';
+import { smoothstep } from '../shared/math.ts';
 
 /**
  * Fidelity (0..1, `ProductMatch.similarity`) at or above which the provider's drawing of a

@@ -26,6 +26,7 @@ import { parseHex, rgbToLab } from '../../adapters/media/colors.ts';
 import type { ImageFeatures } from '../critique/features.ts';
 import type { Scores } from '../critique/scores.ts';
 import type { ScenePlacement, SceneSteering } from './scene-engine.ts';
+import { clamp } from '../shared/math.ts';
 
 export type SteerObjective = 'attention_potential' | 'conversion' | 'brand_awareness';
 
@@ -70,7 +71,6 @@ const MARGIN = 0.13;
 /** A scale step smaller than this is not worth a lever. */
 const MIN_STEP = 1.08;
 
-const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 const round2 = (v: number) => Math.round(v * 100) / 100;
 
 /** Chroma (C*ab, D65) of an sRGB colour: under ~12 it reads as a neutral (white, grey, black). */

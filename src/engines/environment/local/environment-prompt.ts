@@ -7,6 +7,7 @@
  */
 
 import { hslToRgb, rgbToHsl } from '../../../adapters/media/colors.ts';
+import { clamp } from '../../shared/math.ts';
 
 /** The materials the renderer draws. `paper` is a photographer's seamless paper. */
 export const SURFACES = [
@@ -1134,8 +1135,4 @@ export function applyTone(c: Rgb, light: number, sat: number): Rgb {
 export function tame(c: Rgb, maxS: number, minL: number, maxL: number): Rgb {
   const [h, s, l] = rgbToHsl(c);
   return hslToRgb(h, Math.min(s, maxS), clamp(l, minL, maxL));
-}
-
-function clamp(n: number, lo: number, hi: number): number {
-  return Math.min(hi, Math.max(lo, n));
 }

@@ -30,8 +30,9 @@ import {
 } from './environment-prompt.ts';
 import { createMaterial, type Material, toLin } from './materials.ts';
 import { prng } from '../../shared/prng.ts';
-import { createNoise, hash2, hashBits, type Noise, smoothstep } from './noise.ts';
+import { createNoise, hash2, hashBits, type Noise } from './noise.ts';
 import { archSdf, type Hit, intersectSolids, type Ray, type Solid, solidOcclusion, solidShadow } from './props.ts';
+import { smoothstep } from '../../shared/math.ts';
 
 /** Largest width or height accepted (a 4096² render takes a few seconds). */
 export const MAX_ENVIRONMENT_SIDE = 4096;

@@ -7,7 +7,8 @@
  */
 import type { Backdrop, Rgb } from './environment-prompt.ts';
 import { prng } from '../../shared/prng.ts';
-import { hash2, hashBits, lod, type Noise, smoothstep } from './noise.ts';
+import { hash2, hashBits, lod, type Noise } from './noise.ts';
+import { smoothstep } from '../../shared/math.ts';
 
 /** Linear-light RGB. */
 export type Lin = [number, number, number];

@@ -102,9 +102,3 @@ export function lod(freq: number, fp: number): number {
   const k = fp * freq;
   return k <= 0.25 ? 1 : k >= 0.5 ? 0 : (0.5 - k) * 4;
 }
-
-export function smoothstep(e0: number, e1: number, x: number): number {
-  const t = (x - e0) / (e1 - e0);
-  const c = Math.min(1, Math.max(0, t));
-  return c * c * (3 - 2 * c);
-}

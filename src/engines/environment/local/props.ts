@@ -7,6 +7,7 @@
  * Coordinates are the renderer's, in centimetres: x right, y up from the floor, z away from the
  * camera (a flat lay: z up the frame).
  */
+import { smooth01 } from '../../shared/math.ts';
 
 export type SolidKind = 'cylinder' | 'block';
 
@@ -267,9 +268,4 @@ export function archSdf(u: number, h: number, cu: number, a: number, top: number
   if (h > spring) return Math.sqrt(x * x + (h - spring) ** 2) - a;
   // Below the spring line: the sides (the floor is no edge: the niche runs into it).
   return x - a;
-}
-
-function smooth01(t: number): number {
-  const x = Math.min(1, Math.max(0, t));
-  return x * x * (3 - 2 * x);
 }

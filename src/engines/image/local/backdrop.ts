@@ -5,7 +5,7 @@
  * when its maker did not say.
  */
 import { hslToRgb, parseHex, rgbToHsl } from '../../../adapters/media/colors.ts';
-import { aroundBox, boxBlur, clamp01, hashSeed, luma, toLab, toLinear, toSrgb } from './raster.ts';
+import { aroundBox, boxBlur, hashSeed, luma, toLab, toLinear, toSrgb } from './raster.ts';
 import { prng } from '../../shared/prng.ts';
 import { shotFor } from '../../environment/shot.ts';
 import {
@@ -20,6 +20,7 @@ import {
   surfaceRow,
   sweepLight,
 } from './set-dressing.ts';
+import { clamp01, smooth01 } from '../../shared/math.ts';
 
 export interface StudioBackdropSpec {
   width: number;
@@ -723,8 +724,3 @@ function gelWash(rgb: Uint8Array, W: number, H: number, gel: number[], cam: SetC
     }
   }
 }
-
-const smooth01 = (t: number) => {
-  const u = clamp01(t);
-  return u * u * (3 - 2 * u);
-};

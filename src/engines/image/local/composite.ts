@@ -24,9 +24,10 @@ import type { SetLight } from '../scene-engine.ts';
 import type { BackdropStats } from './backdrop.ts';
 import type { Cutout } from './cutout.ts';
 import type { Placement, SceneLayout } from './layout.ts';
-import { aroundBox, boxBlur, clamp01, hashSeed, luma, SRGB_TO_LINEAR, toSrgb } from './raster.ts';
+import { aroundBox, boxBlur, hashSeed, luma, SRGB_TO_LINEAR, toSrgb } from './raster.ts';
 import { prng } from '../../shared/prng.ts';
 import { boundsWhere } from '../../shared/raster.ts';
+import { clamp01 } from '../../shared/math.ts';
 
 export interface CompositeInput {
   width: number;

@@ -17,20 +17,9 @@
  */
 import sharp, { type Metadata, type OutputInfo } from 'sharp';
 import { type EngineWarning, GenerationError, type PlacedBox } from '../scene-engine.ts';
-import {
-  boxBlur,
-  channel,
-  clamp01,
-  clampByte,
-  dilate,
-  erode,
-  neighbours4,
-  pushPull,
-  reconstruct,
-  smoothstep,
-  toLab,
-} from './raster.ts';
+import { boxBlur, channel, clampByte, dilate, erode, neighbours4, pushPull, reconstruct, toLab } from './raster.ts';
 import { chamferDistance, components } from '../../shared/raster.ts';
+import { clamp01, smoothstep } from '../../shared/math.ts';
 
 /** The product alone: straight (not premultiplied) RGBA, trimmed to the product. */
 export interface Cutout {

@@ -19,6 +19,7 @@
  */
 import { elevationOf, lightAngleOf, shotFor } from '../../environment/shot.ts';
 import type { BackdropHints, PlacedBox, SetLight } from '../scene-engine.ts';
+import { clamp } from '../../shared/math.ts';
 
 export type LayoutName = 'centre' | 'thirds-left' | 'thirds-right' | 'low-hero';
 export const LAYOUT_NAMES: readonly LayoutName[] = ['centre', 'thirds-left', 'thirds-right', 'low-hero'];
@@ -164,8 +165,6 @@ const ROW_STEP = 0.035;
 const ARRANGEMENT = [4, 2, 0, 1, 3];
 /** Neighbours overlap by this share of the narrower one's width. */
 const OVERLAP = 0.12;
-
-const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
 /** The layout of one variation. */
 export function computeLayout(input: LayoutInput): SceneLayout {

@@ -4,6 +4,7 @@
  * components, distance transforms, push-pull fill and a seeded PRNG. Pure and synchronous; the
  * engine hands whole images to sharp only for decoding, resampling and encoding.
  */
+import { clamp01 } from '../../shared/math.ts';
 
 /** sRGB byte → linear light (0..1). */
 export const SRGB_TO_LINEAR = new Float32Array(256);
@@ -51,11 +52,6 @@ export function toLab(rgb: ArrayLike<number>, pixels: number, channels: number):
 }
 
 export const clampByte = (n: number) => (n <= 0 ? 0 : n >= 255 ? 255 : Math.round(n));
-export const clamp01 = (n: number) => Math.min(1, Math.max(0, n));
-export const smoothstep = (e0: number, e1: number, x: number) => {
-  const t = clamp01((x - e0) / (e1 - e0));
-  return t * t * (3 - 2 * t);
-};
 
 /** Relative luminance-ish brightness (0..255) of an RGB colour, Rec. 709 weights on the bytes. */
 export const luma = (r: number, g: number, b: number) => 0.2126 * r + 0.7152 * g + 0.0722 * b;

@@ -10,19 +10,15 @@
  * layout's angle (0 = from the right, 90 = from above, 180 = from the left), a little in front of
  * the set as a studio key is.
  */
-import { clamp01, hashSeed, toSrgb } from './raster.ts';
+import { hashSeed, toSrgb } from './raster.ts';
 import { prng } from '../../shared/prng.ts';
+import { clamp01, smooth01 } from '../../shared/math.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Linear light (the sRGB tables are raster.ts's).
 
 /** Relative luminance of a linear RGB colour. */
 export const lumaLinear = (r: number, g: number, b: number) => 0.2126 * r + 0.7152 * g + 0.0722 * b;
-
-const smooth01 = (t: number) => {
-  const u = clamp01(t);
-  return u * u * (3 - 2 * u);
-};
 
 // ---------------------------------------------------------------------------------------------
 // The camera.

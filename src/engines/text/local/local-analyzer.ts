@@ -20,6 +20,7 @@ import {
   TONE_WORDS,
   VALUE_WORDS,
 } from './lexicons.ts';
+import { clamp01 } from '../../shared/math.ts';
 
 /**
  * The built-in text analyzer: lexicon hits and a few style features (exclamations, contractions,
@@ -91,7 +92,6 @@ const NEGATION = new Set(['not', 'never', "don't", 'dont', 'avoid', 'no', "isn't
 const TONE_NAMES: Record<string, Tone> = Object.fromEntries(TONES.map((t) => [t.toLowerCase(), t]));
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
-const clamp01 = (x: number) => Math.max(0, Math.min(1, x));
 const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 export function analyzeText(input: TextAnalysisInput): TextAnalysis {
