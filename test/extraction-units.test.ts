@@ -1,3 +1,4 @@
+import { decodeHtml } from '../src/adapters/fetch/decode-html.ts';
 import fc from 'fast-check';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +15,6 @@ import {
   candidateFileName,
   DEFAULT_PIPELINE_LIMITS,
   decodeDataUrl,
-  decodeHtml,
   isHtmlResponse,
   mapLimit,
   pageErrorFromFetch,

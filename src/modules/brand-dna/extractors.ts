@@ -2,7 +2,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { type Fetcher, FetchError, type FetchResult } from '../../adapters/fetch/fetcher.ts';
+import { type Fetcher, FetchError } from '../../adapters/fetch/fetcher.ts';
+import { decodeHtml } from '../../adapters/fetch/decode-html.ts';
 import { isStorageError, type ObjectStorage } from '../../adapters/storage/storage.port.ts';
 import { downloadToFile } from '../../adapters/storage/storage.ts';
 import {
@@ -119,20 +120,6 @@ export function sourceTypeOf(asset: { type: string; detected_format: string | nu
 // --------------------------------------------------------------------------------------------
 // URLs
 
-function decodeHtml(res: FetchResult): string {
-  const declared = /charset=["']?([\w-]+)/i.exec(res.headers['content-type'] ?? '')?.[1];
-  const sniffed = /<meta[^>]+charset=["']?([\w-]+)/i.exec(res.body.subarray(0, 4096).toString('latin1'))?.[1];
-  for (const label of [declared, sniffed, 'utf-8']) {
-    if (!label) continue;
-    try {
-      return new TextDecoder(label).decode(res.body);
-    } catch {
-      // unknown label: try the next
-    }
-  }
-  return res.body.toString('utf8');
-}
-
 const asSourceError = (err: unknown): never => {
   if (err instanceof FetchError) throw new SourceError(err.message, { cause: err });
   throw err;
@@ -149,7 +136,7 @@ async function fetchPage(ctx: ExtractContext, url: string): Promise<{ html: stri
     .catch(asSourceError);
   const type = res.contentType ?? '';
   if (type && !/html|xml/.test(type)) throw new SourceError(`The URL is not a web page (it returned ${type})`);
-  return { html: decodeHtml(res), url: res.url };
+  return { html: decodeHtml(res.body, res.headers['content-type']), url: res.url };
 }
 
 /** The page's linked style sheets (and their @imports, one level), bounded in count and bytes. */

@@ -1,3 +1,4 @@
+import { decodeHtml } from '../../adapters/fetch/decode-html.ts';
 import { randomUUID } from 'node:crypto';
 import { CodedError } from '../../adapters/coded-error.ts';
 import { FetchError, type Fetcher } from '../../adapters/fetch/fetcher.ts';
@@ -255,24 +256,6 @@ export function isHtmlResponse(contentType: string | undefined, body: Buffer): b
   if (contentType && HTML_TYPES.has(contentType)) return true;
   if (contentType && !UNTYPED.has(contentType)) return false;
   return detectTextKind(body) === 'HTML';
-}
-
-/** Text of an HTML body: charset from the header, else from `<meta charset>`, else UTF-8. */
-export function decodeHtml(body: Buffer, contentTypeHeader: string | undefined): string {
-  const fromHeader = /charset\s*=\s*["']?([\w.:-]+)/i.exec(contentTypeHeader ?? '')?.[1];
-  const head = body.subarray(0, 4096).toString('latin1');
-  const fromMeta =
-    /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1] ??
-    /<meta[^>]+content\s*=\s*["'][^"']*charset=([\w.:-]+)/i.exec(head)?.[1];
-  for (const label of [fromHeader, fromMeta]) {
-    if (!label) continue;
-    try {
-      return new TextDecoder(label.toLowerCase()).decode(body);
-    } catch {
-      // an unknown label: try the next source
-    }
-  }
-  return new TextDecoder('utf-8').decode(body);
 }
 
 async function fetchStylesheets(
