@@ -37,7 +37,7 @@ import { components } from '../shared/raster.ts';
 import { prng } from '../shared/prng.ts';
 import {
   type EngineWarning,
-  GenerationError,
+  checkAbort,
   type PlacedBox,
   type SceneEngine,
   type SceneRequest,
@@ -1591,10 +1591,6 @@ export function withProductFidelity(provider: SceneEngine, opts: FidelityOptions
   }
 
   return { name: opts.name ?? `${provider.name}+fidelity`, generate };
-}
-
-function checkAbort(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new GenerationError('The generation was cancelled.', true, { cause: signal.reason });
 }
 
 /** A copy at most 160 px long (bytes), for the salient-object matte. */

@@ -178,3 +178,8 @@ export class GenerationError extends Error {
     this.name = 'GenerationError';
   }
 }
+
+/** Throws a retryable GenerationError when `signal` was aborted (the generation was cancelled). */
+export function checkAbort(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new GenerationError('The generation was cancelled.', true, { cause: signal.reason });
+}

@@ -17,7 +17,8 @@ import { lastStderrLine, runProcess } from '../../adapters/media/run-process.ts'
 import { ffmpegPath, probeVideo } from '../../adapters/media/video.ts';
 import type { VideoProbe } from '../../adapters/media/video-args.ts';
 import { type EngineWarning, GenerationError } from '../image/scene-engine.ts';
-import { encodeArgs, inputUrl, num, previewEncodeArgs, previewFilter, type RenderSpec } from './ffmpeg-args.ts';
+import { inputUrl } from '../../adapters/media/video-args.ts';
+import { encodeArgs, num, previewEncodeArgs, previewFilter, type RenderSpec } from './ffmpeg-args.ts';
 import type { VideoRequest, VideoResult } from './video-engine.ts';
 
 export const PREVIEW = { width: 320, maxSeconds: 3, fps: 15 } as const;

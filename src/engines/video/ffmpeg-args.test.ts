@@ -1,3 +1,4 @@
+import { inputUrl } from '../../adapters/media/video-args.ts';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planCamera } from './camera.ts';
@@ -8,7 +9,6 @@ import {
   crossfadeFilters,
   easeExpr,
   encodeArgs,
-  inputUrl,
   keyExpr,
   FOREGROUND_MAX_SUPERSAMPLE,
   frameLayer,

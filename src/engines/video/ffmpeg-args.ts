@@ -21,11 +21,9 @@
  * Every input is opened as `file:<absolute path>` with only the file protocol allowed and its
  * demuxer forced (`png_pipe` for stills, `mov` for videos), as in src/adapters/media/video-args.ts.
  */
-import path from 'node:path';
+import { inputUrl } from '../../adapters/media/video-args.ts';
 import { type CameraPlan, ease } from './camera.ts';
 import { layerKeys, type Rect } from './framing.ts';
-
-export const inputUrl = (filePath: string): string => `file:${path.resolve(filePath)}`;
 
 /** Numbers for expressions: fixed, no exponent, trailing zeros dropped. */
 export function num(n: number): string {

@@ -20,6 +20,7 @@ import sharp from 'sharp';
 import { shotFor } from '../../environment/shot.ts';
 import {
   type EngineWarning,
+  checkAbort,
   GenerationError,
   type PlacedBox,
   type SceneEngine,
@@ -401,10 +402,6 @@ function meanProductColor(cutouts: Cutout[]): [number, number, number] {
     for (let k = 0; k < 3; k++) sum[k] = sum[k]! + rgba[j + k]! * a;
   });
   return weight > 0 ? [sum[0]! / weight, sum[1]! / weight, sum[2]! / weight] : [128, 128, 128];
-}
-
-function checkAbort(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new GenerationError('The generation was cancelled.', true, { cause: signal.reason });
 }
 
 /** Alpha-weighted mean brightness of the cut-outs (sampled). */

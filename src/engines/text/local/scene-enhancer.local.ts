@@ -106,7 +106,8 @@ function firstOf(text: string, terms: readonly string[]): string | undefined {
 /** `a word` or `an word`. */
 export const an = (w: string): string => `${/^(?:[aeio]|u(?!ni|s[eu])|hon|hour)/i.test(w) ? 'an' : 'a'} ${w}`;
 
-const cap = (s: string) => (s ? s[0]!.toUpperCase() + s.slice(1) : s);
+/** The first letter in capitals. */
+export const cap = (s: string) => (s ? s[0]!.toUpperCase() + s.slice(1) : s);
 
 /** `a`, `a and b`, `a, b and c`. */
 export function joinList(xs: readonly string[]): string {
@@ -115,16 +116,17 @@ export function joinList(xs: readonly string[]): string {
 }
 
 /** At most `max` characters, cut at a word boundary when there is one (no surrogate pair split). */
-function cutWords(s: string, max: number): string {
+export function cutWords(s: string, max: number): string {
   if (s.length <= max) return s;
-  let cut = s.slice(0, max);
+  let cut = s.slice(0, Math.max(0, max));
   if (/[\ud800-\udbff]$/.test(cut)) cut = cut.slice(0, -1);
   const space = cut.lastIndexOf(' ');
   if (space >= max * 0.6) cut = cut.slice(0, space);
   return cut.replace(/[\s,;:–—-]+$/, '');
 }
 
-const endSentence = (s: string) => (/[.!?…]["'”’)]*$/.test(s) ? s : `${s.replace(/[,;:–—-]+$/, '')}.`);
+/** Ends with a full stop unless it ends a sentence already (a trailing comma or dash dropped). */
+export const endSentence = (s: string) => (/[.!?…]["'”’)]*$/.test(s) ? s : `${s.replace(/[,;:–—-]+$/, '')}.`);
 
 // --------------------------------------------------------------------------------------------
 // Colour words

@@ -21,7 +21,10 @@ import {
   aspectMismatch,
   avoidList,
   brandWordAvoided,
+  cap,
   cleanText,
+  cutWords,
+  endSentence,
   heroWord,
   hexToWords,
   joinList,
@@ -87,20 +90,6 @@ const wordRe = (word: string) =>
       .join('[\\s-]?')}(?![\\p{L}\\p{N}])`,
     'iu',
   );
-
-const cap = (s: string) => (s ? s[0]!.toUpperCase() + s.slice(1) : s);
-
-/** At most `max` characters, cut at a word boundary when there is one (no surrogate pair split). */
-function cutWords(s: string, max: number): string {
-  if (s.length <= max) return s;
-  let cut = s.slice(0, Math.max(0, max));
-  if (/[\ud800-\udbff]$/.test(cut)) cut = cut.slice(0, -1);
-  const space = cut.lastIndexOf(' ');
-  if (space >= max * 0.6) cut = cut.slice(0, space);
-  return cut.replace(/[\s,;:–—-]+$/, '');
-}
-
-const endSentence = (s: string) => (/[.!?…]["'”’)]*$/.test(s) ? s : `${s.replace(/[,;:–—-]+$/, '')}.`);
 
 /** Seconds as written in the prompt: `5`, `2.5`, `0.25`. */
 const secs = (n: number) => String(Number(n.toFixed(2)));
