@@ -30,25 +30,35 @@ export function mergeRenditions(drafts: Map<string, Draft>): void {
     if (!child || !owner || child === owner || child.alternates.size > 0) continue;
     absorb(drafts, owner, alt, child);
   }
+  for (const keys of urlGroups(drafts, renditionKey)) {
+    mergeIntoLargest(
+      drafts,
+      keys,
+      (c) => c.evidence.width ?? (c.type === 'url' ? urlSizeHint(c.url)?.side : undefined) ?? 0,
+    );
+  }
+  mergeDeclaredRenditions(drafts);
+}
+
+/** The keys of the URL candidates that share `keyOf(url)`, in groups of two or more. */
+function urlGroups(drafts: Map<string, Draft>, keyOf: (url: string) => string): string[][] {
   const groups = new Map<string, string[]>();
   for (const [key, d] of drafts) {
     if (d.candidate.type !== 'url') continue;
-    const group = renditionKey(d.candidate.url);
+    const group = keyOf(d.candidate.url);
     const list = groups.get(group);
     if (list) list.push(key);
     else groups.set(group, [key]);
   }
-  for (const keys of groups.values()) {
-    if (keys.length < 2) continue;
-    const size = (key: string) => {
-      const c = drafts.get(key)!.candidate;
-      return c.evidence.width ?? (c.type === 'url' ? urlSizeHint(c.url)?.side : undefined) ?? 0;
-    };
-    const [ownerKey, ...rest] = [...keys].sort((a, b) => size(b) - size(a));
-    const owner = drafts.get(ownerKey!)!;
-    for (const key of rest) absorb(drafts, owner, key, drafts.get(key)!);
-  }
-  mergeDeclaredRenditions(drafts);
+  return [...groups.values()].filter((keys) => keys.length >= 2);
+}
+
+/** Merges a group of renditions into its largest by `size` (the first of equals). */
+function mergeIntoLargest(drafts: Map<string, Draft>, keys: string[], size: (c: Draft['candidate']) => number): void {
+  const sizeOf = (key: string) => size(drafts.get(key)!.candidate);
+  const [ownerKey, ...rest] = [...keys].sort((a, b) => sizeOf(b) - sizeOf(a));
+  const owner = drafts.get(ownerKey!)!;
+  for (const key of rest) absorb(drafts, owner, key, drafts.get(key)!);
 }
 
 /**
@@ -86,28 +96,15 @@ function absorb(drafts: Map<string, Draft>, owner: Draft, childKey: string, chil
 
 /** Step (3) of `mergeRenditions`: renditions of a declared image, by `renditionStem`. */
 function mergeDeclaredRenditions(drafts: Map<string, Draft>): void {
-  const groups = new Map<string, string[]>();
-  for (const [key, d] of drafts) {
-    if (d.candidate.type !== 'url') continue;
-    const stem = renditionStem(d.candidate.url);
-    const list = groups.get(stem);
-    if (list) list.push(key);
-    else groups.set(stem, [key]);
-  }
-  for (const keys of groups.values()) {
-    if (keys.length < 2) continue;
+  for (const keys of urlGroups(drafts, renditionStem)) {
     if (!keys.some((k) => [...drafts.get(k)!.sources].some((s) => DECLARED_IMAGE_SOURCES.includes(s)))) continue;
     // Best quality: the largest declared or URL-given size; a URL without any size marker is the
     // original file, larger than its sized copies.
-    const size = (key: string) => {
-      const c = drafts.get(key)!.candidate;
+    mergeIntoLargest(drafts, keys, (c) => {
       if (c.type !== 'url') return 0;
       const known = c.evidence.width ?? urlSizeHint(c.url)?.side;
       if (known) return known;
       return renditionStem(c.url) === renditionKey(c.url) ? 100_000 : 0;
-    };
-    const [ownerKey, ...rest] = [...keys].sort((a, b) => size(b) - size(a));
-    const owner = drafts.get(ownerKey!)!;
-    for (const key of rest) absorb(drafts, owner, key, drafts.get(key)!);
+    });
   }
 }
