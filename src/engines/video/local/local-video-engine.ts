@@ -38,7 +38,7 @@ import { dilate, erode, pushPull, reconstruct } from '../../image/local/raster.t
 import { components } from '../../shared/raster.ts';
 import { type EngineWarning, GenerationError } from '../../image/scene-engine.ts';
 import { type CameraMove, type CameraPlan, chooseCameraMove, planCamera } from '../camera.ts';
-import { readClip } from '../conform.ts';
+import { readClip, requestShape } from '../conform.ts';
 import {
   clipWindowStart,
   frameLayer,
@@ -120,22 +120,6 @@ function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
       },
     );
   });
-}
-
-function validate(req: VideoRequest, opts: Required<Pick<LocalVideoEngineOptions, 'maxSide' | 'maxSeconds'>>) {
-  const { width, height, durationSeconds } = req;
-  const fps = req.fps ?? 30;
-  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 16 || height < 16) {
-    throw fail(`The video size ${width}×${height} is not valid (whole pixels, at least 16).`);
-  }
-  if (width % 2 || height % 2) throw fail(`The video size ${width}×${height} must be even on both sides (H.264).`);
-  if (Math.max(width, height) > opts.maxSide) throw fail(`The video's longest side may be at most ${opts.maxSide} px.`);
-  if (!(fps >= 1 && fps <= 60)) throw fail(`The frame rate ${fps} is not between 1 and 60.`);
-  if (!(durationSeconds > 0 && durationSeconds <= opts.maxSeconds)) {
-    throw fail(`The duration ${durationSeconds} s is not between 0 and ${opts.maxSeconds} s.`);
-  }
-  const frames = Math.max(1, Math.round(durationSeconds * fps));
-  return { width, height, fps, frames };
 }
 
 /** A still, oriented and cover-fitted to width × height, as raw RGBA. */
@@ -709,7 +693,7 @@ export function createLocalVideoEngine(options: LocalVideoEngineOptions = {}): V
   const maxInputBytes = options.maxInputBytes ?? 256 * 1024 * 1024;
 
   async function generate(req: VideoRequest): Promise<VideoResult> {
-    const { width, height, fps, frames } = validate(req, { maxSide, maxSeconds });
+    const { width, height, fps, frames } = requestShape(req, { maxSide, maxSeconds });
     const signal = req.signal;
     checkAbort(signal);
     const warnings: EngineWarning[] = [];
