@@ -26,11 +26,10 @@
  * The pixel work is pure and synchronous on raw arrays (exported for tests); sharp only decodes,
  * resamples the cut-out for the mask and encodes.
  */
-import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { backdropStats, estimateHints } from './local/backdrop.ts';
 import { composite } from './local/composite.ts';
-import { alphaBox, type Cutout, cutOutProduct, matte } from './local/cutout.ts';
+import { alphaBox, type Cutout, cutoutCache, matte } from './local/cutout.ts';
 import { keyFromAngle, type Placement, type SceneLayout, shadowFor } from './local/layout.ts';
 import { boxBlur, dilate, erode, hashSeed, neighbours4, pushPull, toLab } from './local/raster.ts';
 import { components } from '../shared/raster.ts';
@@ -1388,23 +1387,8 @@ export function withProductFidelity(provider: SceneEngine, opts: FidelityOptions
   const enlarge = opts.enlarge ?? RECOMPOSITE_ENLARGE;
   const searchSide = opts.searchSide ?? SEARCH_SIDE;
   const minConfidence = opts.minCutoutConfidence ?? MIN_CUTOUT_CONFIDENCE;
-  const cacheEntries = opts.cacheEntries ?? 16;
-  const cache = new Map<string, Promise<Cutout>>();
-
-  function cutout(bytes: Buffer, maxSide: number): Promise<Cutout> {
-    const key = `${maxSide}:${createHash('sha256').update(bytes).digest('hex')}`;
-    const hit = cache.get(key);
-    if (hit) {
-      cache.delete(key);
-      cache.set(key, hit);
-      return hit;
-    }
-    const work = cutOutProduct(bytes, { maxSide });
-    cache.set(key, work);
-    work.catch(() => cache.delete(key));
-    while (cache.size > cacheEntries) cache.delete(cache.keys().next().value!);
-    return work;
-  }
+  const cutouts = cutoutCache(opts.cacheEntries ?? 16);
+  const cutout = (bytes: Buffer, maxSide: number) => cutouts(bytes, { maxSide });
 
   async function check(req: SceneRequest, res: SceneResult): Promise<SceneResult> {
     const decoded = await sharp(res.png, { limitInputPixels: 100_000_000 })

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { GenerationError } from '../scene-engine.ts';
-import { type Cutout, cutOutProduct, cutOutRaw } from './cutout.ts';
+import { type Cutout, cutOutProduct, cutOutRaw, cutoutCache } from './cutout.ts';
 
 const W = 480;
 const H = 400;
@@ -186,5 +186,34 @@ describe('cutOutProduct', () => {
     expect(cut.method).toBe('matte');
     expect(cut.confidence).toBeLessThan(0.5);
     expect(cut.warnings.map((w) => w.code)).toEqual(['MATTE_UNRELIABLE']);
+  });
+});
+
+describe('cutoutCache', () => {
+  const png = (colour: string) =>
+    sharp({ create: { width: 64, height: 64, channels: 3, background: '#ffffff' } })
+      .composite([
+        { input: Buffer.from(`<svg width="64" height="64"><circle cx="32" cy="32" r="20" fill="${colour}"/></svg>`) },
+      ])
+      .png()
+      .toBuffer();
+
+  it('cuts a picture out once per options, keeps the most recent, and forgets a failure', async () => {
+    const cut = cutoutCache(2);
+    const [a, b, c] = await Promise.all([png('#c00'), png('#0a0'), png('#00c')]);
+    const first = cut(a, { maxSide: 512 });
+    expect(cut(Buffer.from(a), { maxSide: 512 })).toBe(first);
+    expect(cut(a, { maxSide: 256 })).not.toBe(first);
+    await first;
+    cut(b);
+    cut(c);
+    // Three more entries since `first` against room for two: it was dropped.
+    expect(cut(a, { maxSide: 512 })).not.toBe(first);
+
+    const broken = Buffer.from('not a picture');
+    const failed = cut(broken);
+    await expect(failed).rejects.toBeInstanceOf(GenerationError);
+    expect(cut(broken)).not.toBe(failed);
+    await cut(broken).catch(() => undefined);
   });
 });

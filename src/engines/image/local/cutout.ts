@@ -15,6 +15,7 @@
  *   framed by a clear edge; specks are dropped. Edge pixels get a fractional alpha from nearby
  *   product and background colours, their colour decontaminated, and the edge softened by a pixel.
  */
+import { createHash } from 'node:crypto';
 import sharp, { type Metadata, type OutputInfo } from 'sharp';
 import { type EngineWarning, GenerationError, type PlacedBox } from '../scene-engine.ts';
 import { boxBlur, channel, clampByte, dilate, erode, neighbours4, pushPull, reconstruct, toLab } from './raster.ts';
@@ -50,6 +51,30 @@ export interface CutoutOptions {
 
 export const DEFAULT_CUTOUT_MAX_SIDE = 1280;
 export const DEFAULT_MAX_INPUT_PIXELS = 64_000_000;
+
+/**
+ * cutOutProduct remembered for the `entries` most recently used pictures (by their bytes and the
+ * options): a forge's four variations, and its refinements, cut each product out once. A failed
+ * cut-out is not kept: the next request tries again and reports its own error.
+ */
+export function cutoutCache(entries: number): (bytes: Buffer, opts?: CutoutOptions) => Promise<Cutout> {
+  const cache = new Map<string, Promise<Cutout>>();
+  return (bytes, opts = {}) => {
+    const hash = createHash('sha256').update(bytes).digest('hex');
+    const key = `${opts.maxSide ?? ''}:${opts.maxInputPixels ?? ''}:${hash}`;
+    const hit = cache.get(key);
+    if (hit) {
+      cache.delete(key);
+      cache.set(key, hit);
+      return hit;
+    }
+    const work = cutOutProduct(bytes, opts);
+    cache.set(key, work);
+    work.catch(() => cache.delete(key));
+    while (cache.size > entries) cache.delete(cache.keys().next().value!);
+    return work;
+  };
+}
 
 /** Decodes the upload (bounded), applies its orientation and cuts the product out. */
 export async function cutOutProduct(bytes: Buffer, opts: CutoutOptions = {}): Promise<Cutout> {

@@ -15,7 +15,6 @@
  * Cut-outs are cached per engine (by the product bytes' hash), so a forge's four variations cut
  * each product once.
  */
-import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { shotFor } from '../../environment/shot.ts';
 import {
@@ -39,7 +38,7 @@ import {
   surroundLuma,
 } from './backdrop.ts';
 import { composite, drawLogo, type LogoImage, loadLogo, logoBox } from './composite.ts';
-import { type Cutout, cutOutProduct, DEFAULT_MAX_INPUT_PIXELS } from './cutout.ts';
+import { type Cutout, cutoutCache, DEFAULT_MAX_INPUT_PIXELS } from './cutout.ts';
 import { sceneLayers } from './layers.ts';
 import { computeLayout } from './layout.ts';
 import { parseHex } from '../../../adapters/media/colors.ts';
@@ -73,24 +72,8 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
   const maxOutputPixels = opts.maxOutputPixels ?? 4096 * 4096;
   const maxInputPixels = opts.maxInputPixels ?? DEFAULT_MAX_INPUT_PIXELS;
   const cutoutSide = Math.max(512, Math.min(2048, Math.round(longSide)));
-  const cacheEntries = opts.cacheEntries ?? 16;
-  const cache = new Map<string, Promise<Cutout>>();
-
-  function cutout(bytes: Buffer): Promise<Cutout> {
-    const key = createHash('sha256').update(bytes).digest('hex');
-    const hit = cache.get(key);
-    if (hit) {
-      cache.delete(key);
-      cache.set(key, hit);
-      return hit;
-    }
-    const work = cutOutProduct(bytes, { maxSide: cutoutSide, maxInputPixels });
-    cache.set(key, work);
-    // A failed cut-out is not kept (the next request tries again and reports its own error).
-    work.catch(() => cache.delete(key));
-    while (cache.size > cacheEntries) cache.delete(cache.keys().next().value!);
-    return work;
-  }
+  const cutouts = cutoutCache(opts.cacheEntries ?? 16);
+  const cutout = (bytes: Buffer) => cutouts(bytes, { maxSide: cutoutSide, maxInputPixels });
 
   async function generate(req: SceneRequest): Promise<SceneResult> {
     const { width: W, height: H } = req;
