@@ -1,8 +1,8 @@
-import { fromJson, toJson } from '../../adapters/db/columns.ts';
+import { toJson } from '../../adapters/db/columns.ts';
 import type { SceneAspectRatio, SceneEnhancer, ScenePartner } from '../../engines/text/scene-enhancer.ts';
 import type { JobDefinition } from '../../jobs/types.ts';
 import { toEnhancementInput } from '../generation/enhancement-input.ts';
-import type { GenerationInputs } from '../generation/inputs.ts';
+import { storedInputs } from '../generation/inputs.ts';
 import { defineRunKind, type RunJobDeps, runJob } from '../generation/runs.ts';
 
 /** A scene prompt enhancement run; its job id is `enhancements.scene.<id>`. */
@@ -30,7 +30,7 @@ export function enhancementJobs(deps: EnhancementJobsDeps): JobDefinition[] {
       backoffMs: 1000,
       timeoutMs: 120_000,
       async run(row, ctx) {
-        const inputs = fromJson<GenerationInputs>(row.context, null as never);
+        const inputs = storedInputs(row.context);
         const result = await deps.enhancer.enhance(
           toEnhancementInput(
             row.original_prompt,

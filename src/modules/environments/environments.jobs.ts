@@ -1,9 +1,8 @@
-import { fromJson } from '../../adapters/db/columns.ts';
 import { GenerationError, outputSize } from '../../engines/image/scene-engine.ts';
 import type { JobDefinition } from '../../jobs/types.ts';
 import type { AssetsService } from '../assets/assets.service.ts';
 import type { GenerationEngines } from '../generation/engines.ts';
-import type { GenerationInputs } from '../generation/inputs.ts';
+import { storedInputs } from '../generation/inputs.ts';
 import { environmentProvenance } from '../generation/provenance.ts';
 import { defineRunKind, type RunJobDeps, runJob } from '../generation/runs.ts';
 
@@ -40,7 +39,7 @@ export function environmentJobs(deps: EnvironmentJobsDeps): JobDefinition[] {
       backoffMs: 2000,
       timeoutMs: 300_000,
       async run(row, ctx) {
-        const inputs = fromJson<GenerationInputs>(row.context, null as never);
+        const inputs = storedInputs(row.context);
         const { width, height } = outputSize(ENVIRONMENT_ASPECT, deps.longSide);
         const env = await deps.engines.environment.generate({
           prompt: row.prompt,

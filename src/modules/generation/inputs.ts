@@ -45,6 +45,13 @@ export interface GenerationInputs {
   dna?: DnaInput;
 }
 
+/** The inputs a run stored at its create (its `context` column), for its job. */
+export function storedInputs(context: string | null): GenerationInputs {
+  const inputs = fromJson<GenerationInputs | null>(context, null);
+  if (!inputs) throw new Error('the run has no stored inputs (its context column is empty)');
+  return inputs;
+}
+
 /** Formats the engines can read as pictures. */
 const RASTER = new Set(['JPEG', 'PNG', 'GIF', 'TIFF', 'WEBP']);
 const COLOR_WORDS: ReadonlySet<string> = new Set(COLOR_NAMES);

@@ -14,7 +14,7 @@ import { layerKey } from '../assets/assets.keys.ts';
 import type { AssetsService } from '../assets/assets.service.ts';
 import type { GenerationEngines } from '../generation/engines.ts';
 import type { Scores, Warning } from '../generation/generation.schemas.ts';
-import { type GenerationInputs, readInput } from '../generation/inputs.ts';
+import { type GenerationInputs, readInput, storedInputs } from '../generation/inputs.ts';
 import { sceneProvenance } from '../generation/provenance.ts';
 import { type ForgeRow, IMAGE_POOL, type RefinementRow, type ScenesRepo, type VariationRow } from './scenes.repo.ts';
 import { buildCritique } from '../../engines/critique/critique.ts';
@@ -200,7 +200,7 @@ export function sceneJobs(deps: SceneJobsDeps): JobDefinition[] {
   const variation = variationJob(sceneVariationRun, deps, {
     timeoutMs: 300_000,
     async run(v, forge, ctx) {
-      const inputs = fromJson<GenerationInputs>(forge.context, null as never);
+      const inputs = storedInputs(forge.context);
       const aspectRatio = forge.aspect_ratio as AspectRatio;
       const { width, height } = outputSize(aspectRatio, deps.longSide);
       const palette = (inputs.dna?.palette ?? []).map((c) => c.hex);

@@ -9,7 +9,7 @@ import type { JobSystem } from '../../jobs/types.ts';
 import type { Principal } from '../access/access.service.ts';
 import type { AssetsService } from '../assets/assets.service.ts';
 import type { Scores } from '../generation/generation.schemas.ts';
-import type { GenerationInputs } from '../generation/inputs.ts';
+import { storedInputs } from '../generation/inputs.ts';
 import { pendingLifecycle } from '../generation/lifecycle.ts';
 import { seedOf } from '../generation/rollup.ts';
 import { createVariations } from '../generation/variations.ts';
@@ -63,7 +63,7 @@ export function createRefiner(deps: RefinerDeps) {
     const png = await deps.assets.readGenerated(source.asset_id);
     if (!png) throw conflict(`The image of variation ${source.id} was deleted; it cannot be refined`, 'SOURCE_DELETED');
 
-    const inputs = fromJson<GenerationInputs>(forge.context, null as never);
+    const inputs = storedInputs(forge.context);
     const palette = (inputs.dna?.palette ?? []).map((c) => c.hex);
     const { scores, features } = await deps.engines.analyze(png, { palette });
     const critique =

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
-import { fromJson, toJson } from '../../adapters/db/columns.ts';
+import { toJson } from '../../adapters/db/columns.ts';
 import { fieldError, notFound } from '../../http/errors.ts';
 import { listPagination, pageOffset } from '../../http/pagination.ts';
 import { textProblem } from '../../http/schemas.ts';
@@ -9,7 +9,7 @@ import type { Principal } from '../access/access.service.ts';
 import type { AssetsService } from '../assets/assets.service.ts';
 import type { UsageLedger } from '../usage/usage.ledger.ts';
 import type { Warning } from '../generation/generation.schemas.ts';
-import type { GenerationInputs, InputsResolver } from '../generation/inputs.ts';
+import type { InputsResolver } from '../generation/inputs.ts';
 import { toEnhancementInput } from '../generation/enhancement-input.ts';
 import { conditionPrompt } from '../generation/prompt.ts';
 import { sceneWarnings } from '../../engines/text/local/scene-enhancer.local.ts';
@@ -218,4 +218,3 @@ export function createScenesService(deps: ScenesServiceDeps) {
 export type ScenesService = ReturnType<typeof createScenesService>;
 
 /** The inputs a forge was created with. */
-export const forgeInputs = (row: ForgeRow): GenerationInputs => fromJson<GenerationInputs>(row.context, null as never);
