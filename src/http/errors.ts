@@ -41,7 +41,6 @@ export const unprocessable = (message: string, details?: Record<string, unknown>
   new AppError(422, code, message, details);
 export const rateLimited = (retryAfterSeconds: number, message = 'Rate limit exceeded') =>
   new AppError(429, 'RATE_LIMITED', message, { retryAfterSeconds }, { 'retry-after': String(retryAfterSeconds) });
-export const serviceUnavailable = (message: string) => new AppError(503, 'SERVICE_UNAVAILABLE', message);
 /** A request that reached a server already closing (a deploy or restart): safe to send again. */
 export const shuttingDown = () =>
   new AppError(

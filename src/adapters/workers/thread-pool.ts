@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 
 /**
@@ -28,9 +27,6 @@ export function createThreadPool(o: { file: URL; threads: number; idleMs?: numbe
     close: () => pool.destroy(),
   };
 }
-
-/** Threads for engine work by default: one per core the process may use. */
-export const defaultThreads = (): number => availableParallelism();
 
 /**
  * A structured-cloned value with its byte arrays as Buffers again (the engines' ports speak

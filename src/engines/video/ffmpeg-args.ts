@@ -22,7 +22,7 @@
  * demuxer forced (`png_pipe` for stills, `mov` for videos), as in src/adapters/media/video-args.ts.
  */
 import { inputUrl } from '../../adapters/media/video-args.ts';
-import { type CameraPlan, ease } from './camera.ts';
+import type { CameraPlan } from './camera.ts';
 import { layerKeys, type Rect } from './framing.ts';
 
 /** Numbers for expressions: fixed, no exponent, trailing zeros dropped. */
@@ -205,9 +205,6 @@ export interface RenderSpec {
   /** Encoder threads (default 0 = ffmpeg decides). */
   threads?: number;
 }
-
-/** The output duration in seconds. */
-export const specSeconds = (spec: Pick<RenderSpec, 'frames' | 'fps'>): number => spec.frames / spec.fps;
 
 /** Frames each of `count` segments gets so that, overlapped by `overlap`, they fill `total` exactly. */
 export function segmentFrames(total: number, count: number, overlap: number): number[] {
@@ -452,30 +449,3 @@ export function previewEncodeArgs(preview: NonNullable<RenderSpec['preview']>): 
     inputUrl(preview.output),
   ];
 }
-
-/** Frames at the given seconds as one PNG contact sheet row (for benches and checks): `count` frames across. */
-export function frameAtArgs(video: string, seconds: number, width: number): string[] {
-  return [
-    '-hide_banner',
-    '-nostdin',
-    '-v',
-    'error',
-    ...VIDEO_INPUT,
-    '-ss',
-    num(seconds),
-    '-i',
-    inputUrl(video),
-    '-frames:v',
-    '1',
-    '-vf',
-    `scale=${width}:-2:flags=area`,
-    '-f',
-    'image2pipe',
-    '-c:v',
-    'png',
-    'pipe:1',
-  ];
-}
-
-/** Sanity helper for tests: the eased value the expressions compute at u (mirrors `easeExpr`). */
-export const easedAt = (easing: CameraPlan['easing'], u: number): number => ease(easing, u);

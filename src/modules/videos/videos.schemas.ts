@@ -41,8 +41,7 @@ export const MAX_USER_PROMPTS = 4;
 /** Sides of `dimension` over every model (each model narrows them). */
 export const DIMENSION_MIN = 256;
 export const DIMENSION_MAX = 3840;
-/** Image-to-video enhancement prompt: 2500, or 5000 for video-model-8 (spec). */
-export const VIDEO_ENHANCEMENT_PROMPT_MAX = 2500;
+/** Image-to-video enhancement prompt, the schema's bound: 5000 (video-model-8); videoPromptMax narrows it per model. */
 export const VIDEO_ENHANCEMENT_PROMPT_MAX_MODEL_8 = 5000;
 
 const NullableId = (description: string) => Type.Optional(Type.Union([Uuid, Type.Null()], { description }));

@@ -423,11 +423,6 @@ function inputNote(products: number, backdrop: boolean): string {
     : `\n\n${which}: ${keep}.`;
 }
 
-/** The prompt, plus one sentence telling the model which input image is which. */
-export function withInputNote(prompt: string, products: number, backdrop: boolean): string {
-  return prompt + inputNote(products, backdrop);
-}
-
 /**
  * IMAGE_ENGINE=openai-images: IMAGE_API_BASE_URL (default `https://api.openai.com/v1`; any
  * OpenAI-compatible Images API root), IMAGE_API_KEY (Bearer), IMAGE_MODEL (default
