@@ -1,6 +1,6 @@
 import { emptyAnalysis, type TextAnalysis, type Tone, TONES } from '../../engines/text/text-engine.ts';
 import { deltaE2000, hexToLab, isNeutral, type Lab } from './color.ts';
-import type { ColorRoleHint, FontRole } from './css-analysis.ts';
+import type { ColorRoleHint, FontCandidate } from './css-analysis.ts';
 import type { BrandDna, FontEntry, PaletteEntry, PaletteRole, SourceType } from './brand-dna.schemas.ts';
 import { webUrlProblem } from './web-url.ts';
 
@@ -25,12 +25,8 @@ export interface FoundColor {
   pantone?: string;
 }
 
-export interface FoundFont {
-  family: string;
-  role: FontRole;
-  weight: number;
-  weights: number[];
-  fallbacks: string[];
+/** A font as CSS declares it (FontCandidate), or as a font file or a guideline names it. */
+export interface FoundFont extends FontCandidate {
   /** A font file, or a typeface a guideline names. */
   explicit?: boolean;
 }
