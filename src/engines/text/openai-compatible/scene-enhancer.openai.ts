@@ -14,7 +14,6 @@ import {
   SCENE_PROMPT_MAX,
   type SceneBrandContext,
   SCENE_THEME_MAX,
-  type SceneEnhanceOptions,
   type SceneEnhancement,
   type SceneEnhancementInput,
   type SceneEnhancer,
@@ -63,36 +62,50 @@ export function createOpenAiCompatibleSceneEnhancer(
   settings: OpenAiSceneEnhancerSettings,
   fetcher: Fetcher,
 ): SceneEnhancer {
+  return chatEnhancer(settings, fetcher, {
+    system: SCENE_SYSTEM_PROMPT,
+    user: sceneUserMessage,
+    schemaName: 'scene_prompt_enhancement',
+    schema: SceneAnswer,
+    check: checkSceneAnswer,
+    result: toEnhancement,
+  });
+}
+
+/**
+ * An enhancer over the chat endpoint (the scene and the video one): the system prompt and the
+ * input as a JSON user message, temperature 0.2, 30 s unless the settings say otherwise, the
+ * answer checked against its strict JSON schema and turned into the enhancement.
+ */
+export function chatEnhancer<In, Answer, Out>(
+  settings: ChatEndpointSettings,
+  fetcher: Fetcher,
+  spec: {
+    system: string;
+    user: (input: In) => string;
+    schemaName: string;
+    schema: TSchema;
+    check: Parameters<typeof askChat<Answer>>[3];
+    result: (answer: Answer, input: In) => Out;
+  },
+): { name: string; enhance(input: In, opts?: { signal?: AbortSignal }): Promise<Out & { engine: string }> } {
   const name = `openai-compatible:${settings.model}`;
   return {
     name,
-    async enhance(input: SceneEnhancementInput, opts: SceneEnhanceOptions = {}): Promise<SceneEnhancement> {
-      const answer = await askChat(
-        settings,
-        fetcher,
-        enhancementRequest(
-          SCENE_SYSTEM_PROMPT,
-          sceneUserMessage(input),
-          'scene_prompt_enhancement',
-          SceneAnswer,
-          opts.signal,
-        ),
-        checkSceneAnswer,
-      );
-      return { ...toEnhancement(answer, input), engine: name };
+    async enhance(input, opts = {}) {
+      const request: ChatRequest = {
+        system: spec.system,
+        user: spec.user(input),
+        temperature: 0.2,
+        schemaName: spec.schemaName,
+        schema: spec.schema,
+        defaultTimeoutMs: 30_000,
+        signal: opts.signal,
+      };
+      const answer = await askChat(settings, fetcher, request, spec.check);
+      return { ...spec.result(answer, input), engine: name };
     },
   };
-}
-
-/** The chat request of an enhancement: temperature 0.2, 30 s unless the settings say otherwise. */
-export function enhancementRequest(
-  system: string,
-  user: string,
-  schemaName: string,
-  schema: TSchema,
-  signal: AbortSignal | undefined,
-): ChatRequest {
-  return { system, user, temperature: 0.2, schemaName, schema, defaultTimeoutMs: 30_000, signal };
 }
 
 /** `s` with hex codes as colour words and whitespace normalised, cut to `max` characters ('' when absent). */

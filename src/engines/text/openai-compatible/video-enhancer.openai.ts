@@ -7,12 +7,11 @@ import { cameraMovesIn, videoWarnings } from '../local/video-enhancer.local.ts';
 import {
   type FrameContext,
   VIDEO_CAMERA_PHRASES,
-  type VideoEnhanceOptions,
   type VideoEnhancement,
   type VideoEnhancementInput,
   type VideoEnhancer,
 } from '../video-enhancer.ts';
-import { askChat, type ChatEndpointSettings, TextEngineError } from './chat.ts';
+import { type ChatEndpointSettings, TextEngineError } from './chat.ts';
 import {
   bounded,
   brandJson,
@@ -20,7 +19,7 @@ import {
   checkNoAvoidedWords,
   colourWords,
   containsWord,
-  enhancementRequest,
+  chatEnhancer,
   unquoted,
 } from './scene-enhancer.openai.ts';
 
@@ -68,25 +67,14 @@ export function createOpenAiCompatibleVideoEnhancer(
   settings: OpenAiVideoEnhancerSettings,
   fetcher: Fetcher,
 ): VideoEnhancer {
-  const name = `openai-compatible:${settings.model}`;
-  return {
-    name,
-    async enhance(input: VideoEnhancementInput, opts: VideoEnhanceOptions = {}): Promise<VideoEnhancement> {
-      const answer = await askChat(
-        settings,
-        fetcher,
-        enhancementRequest(
-          VIDEO_SYSTEM_PROMPT,
-          videoUserMessage(input),
-          'image_to_video_prompt_enhancement',
-          VideoAnswer,
-          opts.signal,
-        ),
-        checkVideoAnswer,
-      );
-      return { ...toVideoEnhancement(answer, input), engine: name };
-    },
-  };
+  return chatEnhancer(settings, fetcher, {
+    system: VIDEO_SYSTEM_PROMPT,
+    user: videoUserMessage,
+    schemaName: 'image_to_video_prompt_enhancement',
+    schema: VideoAnswer,
+    check: checkVideoAnswer,
+    result: toVideoEnhancement,
+  });
 }
 
 function frameJson(f: FrameContext | undefined) {
