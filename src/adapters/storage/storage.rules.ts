@@ -81,7 +81,7 @@ function assertDownloadLinkOptions(o: DownloadLinkOptions): void {
 /** readRange is for sniffing and small reads; larger reads stream with getStream. */
 const MAX_READ_RANGE_BYTES = 64 * 1024 * 1024;
 
-export function assertReadRange(start: number, endInclusive: number): void {
+function assertReadRange(start: number, endInclusive: number): void {
   if (!Number.isSafeInteger(start) || !Number.isSafeInteger(endInclusive) || start < 0 || endInclusive < start) {
     throw invalid(`Invalid byte range ${start}..${endInclusive}`);
   }
