@@ -1387,8 +1387,8 @@ export function withProductFidelity(provider: SceneEngine, opts: FidelityOptions
   const enlarge = opts.enlarge ?? RECOMPOSITE_ENLARGE;
   const searchSide = opts.searchSide ?? SEARCH_SIDE;
   const minConfidence = opts.minCutoutConfidence ?? MIN_CUTOUT_CONFIDENCE;
-  const cutouts = cutoutCache(opts.cacheEntries ?? 16);
-  const cutout = (bytes: Buffer, maxSide: number) => cutouts(bytes, { maxSide });
+  const cachedCutout = cutoutCache(opts.cacheEntries ?? 16);
+  const cutout = (bytes: Buffer, maxSide: number) => cachedCutout(bytes, { maxSide });
 
   async function check(req: SceneRequest, res: SceneResult): Promise<SceneResult> {
     const decoded = await sharp(res.png, { limitInputPixels: 100_000_000 })

@@ -72,8 +72,8 @@ export function createLocalSceneEngine(opts: LocalSceneEngineOptions = {}): Scen
   const maxOutputPixels = opts.maxOutputPixels ?? 4096 * 4096;
   const maxInputPixels = opts.maxInputPixels ?? DEFAULT_MAX_INPUT_PIXELS;
   const cutoutSide = Math.max(512, Math.min(2048, Math.round(longSide)));
-  const cutouts = cutoutCache(opts.cacheEntries ?? 16);
-  const cutout = (bytes: Buffer) => cutouts(bytes, { maxSide: cutoutSide, maxInputPixels });
+  const cachedCutout = cutoutCache(opts.cacheEntries ?? 16);
+  const cutout = (bytes: Buffer) => cachedCutout(bytes, { maxSide: cutoutSide, maxInputPixels });
 
   async function generate(req: SceneRequest): Promise<SceneResult> {
     const { width: W, height: H } = req;
