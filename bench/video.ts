@@ -347,7 +347,6 @@ async function contactSheet(rows: { label: string; cells: Buffer[] }[], file: st
   return path.relative(process.cwd(), file);
 }
 
-/** Part 1: speed, memory, the ffprobe check and smoothness of six 5 s 720p clips. */
 /**
  * This machine's speed at the clips' encode, as a share of real time: ffmpeg's moving testsrc2
  * pattern encoded with the engine's x264 settings (ffmpeg-args.ts: veryfast, CRF 20, yuv420p),
@@ -371,6 +370,7 @@ async function baselineRatio(tmp: string): Promise<number> {
   return round(best / 1000 / SECONDS, 3);
 }
 
+/** Part 1: speed, memory, the ffprobe check and smoothness of six 5 s 720p clips. */
 async function speed(fixture: (name: string) => Buffer, tmp: string, failures: string[]) {
   const start = await startFrame(fixture('solidus_bottles_1'), '#e9e4dc', '#d6cdbf', 1);
   const middle = await startFrame(fixture('solidus_cap_black_1'), '#dfe6ea', '#c3ccd2', 2);
