@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Asset } from '../../../sdk/src/index.ts';
 import { positional, UsageError } from '../args.ts';
-import { type Ctx, int, ResourceFailed, unknownAction, WAIT_OUT } from './context.ts';
+import { type Ctx, ResourceFailed, unknownAction, WAIT_OUT } from './context.ts';
 import { downloadAll, progressReporter, summary, table } from './output.ts';
+import { PAGING, pageQuery } from './paging.ts';
 
 export const USAGE = `atelier assets <command>
   upload <brandId> <file>... [--logo] [--category ID] [--type MIME] [--wait]
@@ -76,14 +77,13 @@ export async function run(action: string | undefined, argv: string[], ctx: Ctx):
   if (action === 'list') {
     const { values, positionals } = ctx.parse(
       argv,
-      { type: { type: 'string' }, status: { type: 'string' }, page: { type: 'string' }, limit: { type: 'string' } },
+      { type: { type: 'string' }, status: { type: 'string' }, ...PAGING },
       USAGE,
     );
     const res = await ctx.atelier.assets.list(positional(positionals, 0, 'brandId'), {
       ...(values.type ? { type: values.type as never } : {}),
       ...(values.status ? { status: values.status as never } : {}),
-      ...(values.page ? { page: int(values.page, '--page') } : {}),
-      ...(values.limit ? { limit: int(values.limit, '--limit') } : {}),
+      ...pageQuery(values),
     });
     return ctx.print(res, () =>
       table(

@@ -1,7 +1,8 @@
 import type { Brand } from '../../../sdk/src/index.ts';
 import { positional, UsageError } from '../args.ts';
-import { type Ctx, int, list, need, unknownAction } from './context.ts';
+import { type Ctx, list, need, unknownAction } from './context.ts';
 import { summary, table } from './output.ts';
+import { PAGING, pageLine, pageQuery } from './paging.ts';
 
 export const USAGE = `atelier brands <command>
   list [--page N] [--limit N] [--industry X] [--sort name|-name|createdAt|-createdAt]
@@ -37,14 +38,9 @@ export const showBrand = (b: Brand) =>
 
 export async function run(action: string | undefined, argv: string[], ctx: Ctx): Promise<void> {
   if (action === 'list') {
-    const { values } = ctx.parse(
-      argv,
-      { page: { type: 'string' }, limit: { type: 'string' }, industry: { type: 'string' }, sort: { type: 'string' } },
-      USAGE,
-    );
+    const { values } = ctx.parse(argv, { ...PAGING, industry: { type: 'string' }, sort: { type: 'string' } }, USAGE);
     const res = await ctx.atelier.brands.list({
-      ...(values.page ? { page: int(values.page, '--page') } : {}),
-      ...(values.limit ? { limit: int(values.limit, '--limit') } : {}),
+      ...pageQuery(values),
       ...(values.industry ? { industry: values.industry } : {}),
       ...(values.sort ? { sort: values.sort as never } : {}),
     });
@@ -53,7 +49,7 @@ export async function run(action: string | undefined, argv: string[], ctx: Ctx):
       return `${table(
         res.data.map((b) => [b.id, b.name, b.industry, b.brandDnaStatus]),
         ['ID', 'NAME', 'INDUSTRY', 'DNA'],
-      )}\n(page ${p.currentPage} of ${Math.max(p.pages, 1)}, ${p.total} brands)`;
+      )}\n${pageLine({ currentPage: p.currentPage, totalPages: p.pages, totalItems: p.total }, 'brands')}`;
     });
   }
   if (action === 'get') {
