@@ -11,6 +11,7 @@
  *
  * Coordinates are output px of the picture (the frame at zoom 1), y down.
  */
+import { clamp, smooth01 } from '../shared/math.ts';
 import { type CameraMove, type CameraPlan, ease, planCamera } from './camera.ts';
 
 export interface Rect {
@@ -186,8 +187,6 @@ function keepRange(
   ];
 }
 
-const clampTo = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
-
 /**
  * The framing (pure): a cover crop (the picture scaled to fill the frame) placed as near the
  * centre as keeps the product's box with its margin inside the safe rect; when no cover crop
@@ -220,10 +219,10 @@ export function chooseFit(input: FitInput): Fit {
       const [c0, c1] = coverRange[axis] as [number, number];
       const lo = Math.max(k0, c0);
       const hi = Math.min(k1, c1);
-      if (lo <= hi + 1e-9) return Math.round(clampTo(centred, lo, hi));
+      if (lo <= hi + 1e-9) return Math.round(clamp(centred, lo, hi));
       if (k0 > k1 + 1e-9) return undefined;
       // As near covering as the product allows; a picture smaller than the frame, centred.
-      return Math.round(clampTo(c0 <= c1 ? clampTo(centred, c0, c1) : centred, k0, k1));
+      return Math.round(clamp(c0 <= c1 ? clamp(centred, c0, c1) : centred, k0, k1));
     };
     const left = pick('x', out.width);
     const top = pick('y', out.height);
@@ -340,6 +339,5 @@ export function floorBands(
 /** A band's alpha (0..1) at a picture row. */
 export function bandAlpha(band: FloorBand, y: number): number {
   if (band.end !== undefined && y >= band.end) return 0;
-  const t = clampTo((y - band.fadeTop) / Math.max(1e-9, band.fadeBottom - band.fadeTop), 0, 1);
-  return t * t * (3 - 2 * t);
+  return smooth01((y - band.fadeTop) / Math.max(1e-9, band.fadeBottom - band.fadeTop));
 }

@@ -5,7 +5,7 @@
  * when its maker did not say.
  */
 import { hslToRgb, parseHex, rgbToHsl } from '../../../adapters/media/colors.ts';
-import { aroundBox, boxBlur, hashSeed, luma, toLab, toLinear, toSrgb } from './raster.ts';
+import { aroundBox, boxBlur, clampByteFast, hashSeed, luma, toLab, toLinear, toSrgb } from './raster.ts';
 import { prng } from '../../shared/prng.ts';
 import { shotFor } from '../../environment/shot.ts';
 import {
@@ -120,8 +120,7 @@ export function studioBackdrop(spec: StudioBackdropSpec): Uint8Array {
   const rowGain = new Float32Array(H);
   for (let y = 0; y < H; y++) {
     const t = (y - horizonY) / cove;
-    const m = clamp01(0.5 + t * 0.5);
-    rowMix[y] = m * m * (3 - 2 * m); // 0 wall … 1 floor
+    rowMix[y] = smooth01(0.5 + t * 0.5); // 0 wall … 1 floor
     const v = y / H;
     // Wall lighter or darker toward the top (the look's); floor a touch darker toward the camera.
     const wallGain = 1 + look.top * (1 - clamp01(v / Math.max(0.05, spec.horizon)));
@@ -184,8 +183,6 @@ function grainTile(rand: () => number, amplitude: number): Float32Array {
   for (let i = 0; i < GRAIN_TILE; i++) tile[i] = (rand() + rand() - 1) * amplitude;
   return tile;
 }
-
-const clampByteFast = (n: number) => (n <= 0 ? 0 : n >= 255 ? 255 : (n + 0.5) | 0);
 
 export interface BackdropStats {
   /** Mean colour (0..255). */

@@ -24,7 +24,7 @@ import type { SetLight } from '../scene-engine.ts';
 import type { BackdropStats } from './backdrop.ts';
 import type { Cutout } from './cutout.ts';
 import type { Placement, SceneLayout } from './layout.ts';
-import { aroundBox, boxBlur, hashSeed, luma, SRGB_TO_LINEAR, toSrgb } from './raster.ts';
+import { aroundBox, boxBlur, clampByteFast, hashSeed, luma, SRGB_TO_LINEAR, toSrgb } from './raster.ts';
 import { prng } from '../../shared/prng.ts';
 import { boundsWhere } from '../../shared/raster.ts';
 import { clamp01 } from '../../shared/math.ts';
@@ -187,14 +187,12 @@ export async function composite(input: CompositeInput): Promise<CompositeOutput>
       canvas[o + 2]! += g + (u3 - u2) * chroma;
       outMask[i] = (m * 255 + 0.5) | 0;
     }
-    rgb[o] = byte(canvas[o]!);
-    rgb[o + 1] = byte(canvas[o + 1]!);
-    rgb[o + 2] = byte(canvas[o + 2]!);
+    rgb[o] = clampByteFast(canvas[o]!);
+    rgb[o + 1] = clampByteFast(canvas[o + 1]!);
+    rgb[o + 2] = clampByteFast(canvas[o + 2]!);
   }
   return { rgb, mask: outMask };
 }
-
-const byte = (v: number) => (v <= 0 ? 0 : v >= 255 ? 255 : (v + 0.5) | 0);
 
 /** Mean backdrop colour around a placement (its box grown by a quarter), with its luma. */
 function localAmbient(rgb: Uint8Array, W: number, H: number, p: Placement) {
@@ -956,7 +954,7 @@ export async function drawLogo(
       : 1;
     for (let c = 0; c < 3; c++) {
       const src = (mono ? mono[c]! : data[i * 4 + c]!) * shade;
-      rgb[o + c] = byte(rgb[o + c]! * (1 - a) + src * a);
+      rgb[o + c] = clampByteFast(rgb[o + c]! * (1 - a) + src * a);
     }
   }
 }

@@ -52,6 +52,8 @@ export function toLab(rgb: ArrayLike<number>, pixels: number, channels: number):
 }
 
 export const clampByte = (n: number) => (n <= 0 ? 0 : n >= 255 ? 255 : Math.round(n));
+/** clampByte rounding half up with a bit trick: for hot loops over pixels. */
+export const clampByteFast = (n: number) => (n <= 0 ? 0 : n >= 255 ? 255 : (n + 0.5) | 0);
 
 /** Relative luminance-ish brightness (0..255) of an RGB colour, Rec. 709 weights on the bytes. */
 export const luma = (r: number, g: number, b: number) => 0.2126 * r + 0.7152 * g + 0.0722 * b;

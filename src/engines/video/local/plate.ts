@@ -5,6 +5,7 @@
  * layer is clear.
  */
 import sharp from 'sharp';
+import { smooth01 } from '../../shared/math.ts';
 import type { Fit, Rect } from '../framing.ts';
 
 export interface Raster {
@@ -91,8 +92,7 @@ export async function plateIn(src: Raster, fit: Fit, rect: Rect, reach: number):
     for (let x = 0; x < rect.width; x++) {
       const dx = x < x0 ? x0 - x : x >= x1 ? x - x1 + 1 : 0;
       if (dx === 0 && dy === 0) continue;
-      const t = Math.min(1, Math.hypot(dx, dy) / reach);
-      const w = t * t * (3 - 2 * t);
+      const w = smooth01(Math.hypot(dx, dy) / reach);
       const i = (y * rect.width + x) * 3;
       for (let c = 0; c < 3; c++) {
         mirrored[i + c] = Math.round((mirrored[i + c] as number) * (1 - w) + (soft[i + c] as number) * w);
